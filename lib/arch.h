@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/arch.h: the one place that picks the per-architecture definitions. */
+
+#ifndef FASTCPU_ARCH_H
+#define FASTCPU_ARCH_H
+
+/*
+ * Each arch/ file defines:
+ *   FASTCPU_RSEQ_SIG        the rseq signature glibc and the kernel selftests
+ *                           use on that architecture;
+ *   FASTCPU_VDSO_GETCPU     the vDSO symbol name and FASTCPU_VDSO_VERSION its
+ *                           version, where the kernel has a vDSO getcpu;
+ *   FASTCPU_HAVE_RDPID      and fastcpu_arch_rdpid()/fastcpu_arch_has_rdpid(),
+ *                           where an instruction reads the CPU and node.
+ * generic.h covers any other Linux architecture: rseq and the syscall only.
+ */
+#define FASTCPU_ARCH_DISPATCH
+#if defined(__x86_64__) || defined(__i386__)
+# include "arch/x86.h"
+#elif defined(__aarch64__)
+# include "arch/aarch64.h"
+#elif defined(__powerpc__) || defined(__powerpc64__)
+# include "arch/powerpc.h"
+#elif defined(__s390__) || defined(__s390x__)
+# include "arch/s390.h"
+#elif defined(__riscv)
+# include "arch/riscv.h"
+#elif defined(__loongarch__)
+# include "arch/loongarch.h"
+#else
+# include "arch/generic.h"
+#endif
+#undef FASTCPU_ARCH_DISPATCH
+
+#ifndef FASTCPU_RSEQ_SIG
+# define FASTCPU_RSEQ_SIG 0x53053053
+#endif
+
+#endif /* FASTCPU_ARCH_H */

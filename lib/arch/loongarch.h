@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/arch/loongarch.h: loongarch64. */
+
+#ifndef FASTCPU_ARCH_DISPATCH
+# error "include arch.h, not arch/loongarch.h"
+#endif
+
+#define FASTCPU_RSEQ_SIG	0x002a0010	/* break 0x10 */
+#define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
+#define FASTCPU_VDSO_VERSION	"LINUX_5.10"

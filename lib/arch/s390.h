@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/arch/s390.h: s390x. */
+
+#ifndef FASTCPU_ARCH_DISPATCH
+# error "include arch.h, not arch/s390.h"
+#endif
+
+#define FASTCPU_RSEQ_SIG	0xb2ff0fff	/* trap4 */
+#define FASTCPU_VDSO_GETCPU	"__kernel_getcpu"
+#define FASTCPU_VDSO_VERSION	"LINUX_2.6.29"

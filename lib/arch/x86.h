@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/arch/x86.h: x86-64 and i386. */
+
+#ifndef FASTCPU_ARCH_DISPATCH
+# error "include arch.h, not arch/x86.h"
+#endif
+
+#include <cpuid.h>
+#include <stdbool.h>
+
+#define FASTCPU_RSEQ_SIG	0x53053053
+#define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
+#define FASTCPU_VDSO_VERSION	"LINUX_2.6"
+
+#define FASTCPU_HAVE_RDPID	1
+
+/* RDPID: CPUID.(EAX=7,ECX=0):ECX bit 22. */
+static inline bool fastcpu_arch_has_rdpid(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+		return false;
+	return ecx & (1u << 22);
+}
+
+/* TSC_AUX as Linux sets it: (node << 12) | cpu. The opcode is spelled out so
+ * that old assemblers build it too. */
+static inline unsigned long fastcpu_arch_rdpid(void)
+{
+	unsigned long aux;
+
+	__asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" /* rdpid %eax/%rax */
+			 : "=a"(aux));
+	return aux;
+}

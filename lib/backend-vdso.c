@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/backend-vdso.c: the kernel's getcpu in the vDSO. */
+
+#include <stddef.h>
+
+#include "arch.h"
+#include "internal.h"
+#include "vdso.h"
+
+typedef long (*vdso_getcpu_fn)(unsigned int *cpu, unsigned int *node,
+			       void *unused_cache);
+
+/* Set before the backend is bound, read-only afterwards. */
+static vdso_getcpu_fn vdso_getcpu;
+
+bool fastcpu_vdso_usable(void)
+{
+#ifdef FASTCPU_VDSO_GETCPU
+	vdso_getcpu_fn fn = (vdso_getcpu_fn)fastcpu_vdso_lookup(
+		FASTCPU_VDSO_GETCPU, FASTCPU_VDSO_VERSION);
+	unsigned int cpu, node;
+
+	if (fn == NULL || fn(&cpu, &node, NULL) != 0)
+		return false;
+	__atomic_store_n(&vdso_getcpu, fn, __ATOMIC_RELAXED);
+	return true;
+#else
+	return false;	/* e.g. arm64: the kernel has no vDSO getcpu */
+#endif
+}
+
+/* The vDSO never fails where it exists; should one ever do, the system call
+ * gives the answer or the error. */
+static int vdso_cpu_node(unsigned int *cpu, unsigned int *node)
+{
+	if (likely(vdso_getcpu(cpu, node, NULL) == 0))
+		return 0;
+	return fastcpu_backend_syscall.cpu_node(cpu, node);
+}
+
+static int vdso_cpu(void)
+{
+	unsigned int cpu;
+
+	if (likely(vdso_getcpu(&cpu, NULL, NULL) == 0))
+		return (int)cpu;
+	return fastcpu_backend_syscall.cpu();
+}
+
+const struct fastcpu_backend fastcpu_backend_vdso = {
+	.name = "vdso",
+	.cpu = vdso_cpu,
+	.cpu_node = vdso_cpu_node,
+};

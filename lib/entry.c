@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/entry.c: the exported entry points. */
+
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+
+#include "internal.h"
+#include "rseq-abi.h"
+
+/*
+ * Every entry point starts with the same test glibc's own rseq path makes:
+ * the thread's cpu_id is non-negative once its rseq area is known. Anything
+ * else (first call of the thread, no rseq) goes out of line, where the
+ * process-wide choice made once in bind.c is called through one pointer.
+ */
+
+/* First call of this thread: find or register its rseq area. */
+static void attach_thread(void)
+{
+	struct fastcpu_binding b = fastcpu_bind();
+
+	fastcpu_rseq_attach(&b);
+}
+
+static const struct fastcpu_backend *fallback(void)
+{
+	return fastcpu_bind().fallback;
+}
+
+static __attribute__((noinline, cold)) int sched_getcpu_slow(int seen)
+{
+	if (seen == FASTCPU_CPU_UNATTACHED) {
+		int cpu;
+
+		attach_thread();
+		cpu = *fastcpu_cpu_id_ref;
+		if (cpu >= 0)
+			return cpu;
+	}
+	return fallback()->cpu();
+}
+
+FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
+{
+	int cpu = *fastcpu_cpu_id_ref;
+
+	if (likely(cpu >= 0))
+		return cpu;
+	return sched_getcpu_slow(cpu);
+}
+
+/* glibc's sched_getcpu@GLIBC_2.6: unversioned here, so it interposes. */
+FASTCPU_EXPORT int sched_getcpu(void)
+	__attribute__((alias("fastcpu_sched_getcpu")));
+
+/*
+ * getcpu() from the rseq area ref points at, seen being the cpu_id read.
+ * The kernel rewrites all fields together on the way back to user space, so
+ * reading cpu_id again after node_id and finding it unchanged means no
+ * migration came in between (short of two within these three loads, from
+ * CPU a to b and back to a). Without node_id (Linux < 6.3) the node comes
+ * from the sysfs table, consistent by construction.
+ */
+static inline int getcpu_rseq(const volatile int *ref, int seen,
+			      unsigned int *cpu, unsigned int *node)
+{
+	const volatile struct fastcpu_rseq_abi *area = (const void *)
+		((const char *)ref - offsetof(struct fastcpu_rseq_abi, cpu_id));
+
+	if (node != NULL) {
+		if (unlikely(__atomic_load_n(&fastcpu_rseq_node_known,
+					     __ATOMIC_RELAXED) < 0)) {
+			*node = fastcpu_node_of_cpu((unsigned int)seen);
+		} else {
+			for (;;) {
+				unsigned int n = area->node_id;
+				int again = *ref;
+
+				if (likely(again == seen)) {
+					*node = n;
+					break;
+				}
+				seen = again;
+			}
+		}
+	}
+	if (cpu != NULL)
+		*cpu = (unsigned int)seen;
+	return 0;
+}
+
+static __attribute__((noinline, cold)) int
+getcpu_slow(int seen, unsigned int *cpu, unsigned int *node)
+{
+	const struct fastcpu_backend *b;
+	unsigned int c, n;
+
+	if (seen == FASTCPU_CPU_UNATTACHED) {
+		attach_thread();
+		seen = *fastcpu_cpu_id_ref;
+		if (seen >= 0)
+			return getcpu_rseq(fastcpu_cpu_id_ref, seen, cpu, node);
+	}
+	b = fallback();
+	if (node == NULL) {
+		int r = b->cpu();
+
+		if (r < 0)
+			return -1;
+		if (cpu != NULL)
+			*cpu = (unsigned int)r;
+		return 0;
+	}
+	if (b->cpu_node(&c, &n) != 0)
+		return -1;
+	if (cpu != NULL)
+		*cpu = c;
+	*node = n;
+	return 0;
+}
+
+FASTCPU_EXPORT int fastcpu_getcpu(unsigned int *cpu, unsigned int *node)
+{
+	const volatile int *ref = fastcpu_cpu_id_ref;
+	int seen = *ref;
+
+	if (likely(seen >= 0))
+		return getcpu_rseq(ref, seen, cpu, node);
+	return getcpu_slow(seen, cpu, node);
+}
+
+/* glibc's getcpu@GLIBC_2.29 (which never reads rseq): interposed likewise. */
+FASTCPU_EXPORT int getcpu(unsigned int *cpu, unsigned int *node)
+	__attribute__((alias("fastcpu_getcpu")));
+
+FASTCPU_EXPORT const char *fastcpu_backend(void)
+{
+	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
+		attach_thread();
+	switch (fastcpu_rseq_owner()) {
+	case FASTCPU_RSEQ_GLIBC:
+		return "rseq (glibc)";
+	case FASTCPU_RSEQ_OWN:
+		return "rseq (own)";
+	default:
+		return fallback()->name;
+	}
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/internal.h: declarations shared inside the library, all hidden. */
+
+#ifndef FASTCPU_INTERNAL_H
+#define FASTCPU_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fastcpu.h"
+
+#define FASTCPU_EXPORT	__attribute__((visibility("default")))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+/*
+ * A way to ask for the CPU without rseq. cpu() serves sched_getcpu() and
+ * returns the CPU or -1 with errno set; cpu_node() serves getcpu() and
+ * stores a consistent pair (both pointers non-NULL), returning 0 or -1 with
+ * errno set. Both are async-signal-safe and leave errno alone on success.
+ */
+struct fastcpu_backend {
+	const char *name;
+	int (*cpu)(void);
+	int (*cpu_node)(unsigned int *cpu, unsigned int *node);
+};
+
+extern const struct fastcpu_backend fastcpu_backend_rdpid;
+extern const struct fastcpu_backend fastcpu_backend_vdso;
+extern const struct fastcpu_backend fastcpu_backend_syscall;
+
+/* Whether a backend works on this machine; probed once by bind.c. */
+bool fastcpu_rdpid_usable(void);
+bool fastcpu_vdso_usable(void);
+
+/* The process-wide choice, made once on first use (bind.c). */
+struct fastcpu_binding {
+	bool use_rseq;			/* try rseq in each thread first */
+	bool rseq_forced;		/* FASTCPU_BACKEND=rseq */
+	const struct fastcpu_backend *fallback;	/* cache applied if chosen */
+};
+struct fastcpu_binding fastcpu_bind(void);
+/* One line on stderr, at most once per process per distinct key. */
+void fastcpu_warn_once(unsigned int key, const char *line);
+enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
+       FASTCPU_WARN_RSEQ };
+
+/* The jiffy-style per-thread cache in front of a backend (cache.c). */
+const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b);
+void fastcpu_cache_invalidate(void);
+bool fastcpu_cache_usable(void);
+
+/* Per-thread rseq attachment (rseq.c). */
+enum fastcpu_rseq_owner { FASTCPU_RSEQ_NONE, FASTCPU_RSEQ_GLIBC,
+			  FASTCPU_RSEQ_OWN };
+/* Points fastcpu_cpu_id_ref at the thread's rseq cpu_id (glibc's area or the
+ * library's own, registered now), or at the "no rseq" marker. */
+void fastcpu_rseq_attach(const struct fastcpu_binding *b);
+enum fastcpu_rseq_owner fastcpu_rseq_owner(void);
+/* Whether the kernel keeps node_id in the rseq area: 1 yes, -1 no; set
+ * before any thread's fastcpu_cpu_id_ref points at an area. */
+extern int fastcpu_rseq_node_known;
+
+/* Values fastcpu_cpu_id_ref points at before and instead of an rseq area. */
+#define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
+#define FASTCPU_CPU_NO_RSEQ	(-2)	/* thread uses the fallback */
+extern const int fastcpu_cpu_unattached;
+extern const int fastcpu_cpu_no_rseq;
+
+/* The NUMA node of a CPU from sysfs, read once on first need (node.c). */
+unsigned int fastcpu_node_of_cpu(unsigned int cpu);
+
+/* Async-signal-safe helpers (util.c). */
+long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
+const char *fastcpu_getenv(const char *name);
+
+#endif /* FASTCPU_INTERNAL_H */

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/rseq-abi.h: the kernel's rseq area layout, defined here on purpose. */
+
+#ifndef FASTCPU_RSEQ_ABI_H
+#define FASTCPU_RSEQ_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The layout of struct rseq as the kernel ABI fixes it. Distribution headers
+ * lag (Debian 12's <linux/rseq.h> has no node_id nor mm_cid), so the offsets
+ * the library relies on are spelled out and checked at compile time.
+ * Every field but rseq_cs is written by the kernel: user space only reads it.
+ */
+struct fastcpu_rseq_abi {
+	uint32_t cpu_id_start;	/* kernel-owned */
+	uint32_t cpu_id;	/* kernel-owned; (uint32_t)-1 until registered */
+	uint64_t rseq_cs;	/* user-owned: critical sections (unused here) */
+	uint32_t flags;		/* deprecated, must stay 0 */
+	uint32_t node_id;	/* kernel-owned, feature size >= 24 (Linux 6.3) */
+	uint32_t mm_cid;	/* kernel-owned, feature size >= 28 (Linux 6.3) */
+	char end[];
+};
+
+_Static_assert(offsetof(struct fastcpu_rseq_abi, cpu_id) == 4, "rseq ABI");
+_Static_assert(offsetof(struct fastcpu_rseq_abi, rseq_cs) == 8, "rseq ABI");
+_Static_assert(offsetof(struct fastcpu_rseq_abi, node_id) == 20, "rseq ABI");
+_Static_assert(offsetof(struct fastcpu_rseq_abi, mm_cid) == 24, "rseq ABI");
+
+/* The size and alignment every kernel accepts (the first ABI's struct). */
+#define FASTCPU_RSEQ_ORIG_SIZE	32
+/* Room reserved per thread for the library's own area: the kernel's feature
+ * size may grow; up to this much is registered as advertised. */
+#define FASTCPU_RSEQ_AREA_SIZE	64
+
+/* Feature size a kernel must advertise for node_id to be maintained. */
+#define FASTCPU_RSEQ_NODE_FEATURE_SIZE \
+	(offsetof(struct fastcpu_rseq_abi, node_id) + sizeof(uint32_t))
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+# define AT_RSEQ_FEATURE_SIZE	27
+#endif
+#ifndef AT_RSEQ_ALIGN
+# define AT_RSEQ_ALIGN		28
+#endif
+
+#define FASTCPU_RSEQ_FLAG_UNREGISTER	1
+
+#endif /* FASTCPU_RSEQ_ABI_H */

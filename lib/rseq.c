@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/rseq.c: find the calling thread's rseq area, or register one. */
+
+#include <errno.h>
+#include <stddef.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+
+#include "arch.h"
+#include "internal.h"
+#include "rseq-abi.h"
+
+#ifndef __NR_rseq
+# error "<sys/syscall.h> lacks __NR_rseq: kernel headers older than 4.18"
+#endif
+
+/* glibc >= 2.35 registers an area in every thread and says where: the offset
+ * from the thread pointer and its feature size (0: glibc did not register,
+ * e.g. glibc.pthread.rseq=0). Weak and unversioned, so that the library also
+ * loads on older glibc, where both are absent. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+const int fastcpu_cpu_unattached = FASTCPU_CPU_UNATTACHED;
+const int fastcpu_cpu_no_rseq = FASTCPU_CPU_NO_RSEQ;
+
+/* Initial-exec TLS: a static TLS slot read at a fixed offset from the thread
+ * pointer, never allocated lazily (so async-signal-safe), and initialised by
+ * the TLS image before the thread runs any code. */
+#define FASTCPU_TLS __thread __attribute__((tls_model("initial-exec")))
+
+FASTCPU_EXPORT FASTCPU_TLS const volatile int *fastcpu_cpu_id_ref =
+	&fastcpu_cpu_unattached;
+
+/* The library's own area, for threads glibc did not register. Static TLS of
+ * a module that is never unloaded (-z nodelete): its memory lives exactly as
+ * long as the thread, which is as long as the kernel may write to it. */
+static FASTCPU_TLS union {
+	struct fastcpu_rseq_abi abi;
+	char room[FASTCPU_RSEQ_AREA_SIZE];
+} own_area __attribute__((aligned(FASTCPU_RSEQ_AREA_SIZE))) = {
+	.abi.cpu_id = (uint32_t)FASTCPU_CPU_UNATTACHED,
+};
+
+static FASTCPU_TLS unsigned char owner;		/* enum fastcpu_rseq_owner */
+
+static int rseq_absent;		/* the kernel answered ENOSYS: skip the call */
+int fastcpu_rseq_node_known;	/* 1: node_id maintained, -1: not, 0: unknown */
+
+static bool glibc_registered(void)
+{
+	return &__rseq_size && &__rseq_offset && __rseq_size != 0;
+}
+
+/* Feature size and alignment as the kernel advertises them (0 before 6.3). */
+static unsigned long kernel_feature_size(void)
+{
+	return getauxval(AT_RSEQ_FEATURE_SIZE);
+}
+
+/* ORIG_SIZE is accepted by every kernel; a larger feature size is registered
+ * in full when the reserved room and its alignment allow it. */
+static unsigned long own_area_length(void)
+{
+	unsigned long feature = kernel_feature_size();
+	unsigned long align = getauxval(AT_RSEQ_ALIGN);
+	unsigned long len;
+
+	if (feature <= FASTCPU_RSEQ_ORIG_SIZE)
+		return FASTCPU_RSEQ_ORIG_SIZE;
+	if (align < FASTCPU_RSEQ_ORIG_SIZE)
+		align = FASTCPU_RSEQ_ORIG_SIZE;
+	len = (feature + align - 1) & ~(align - 1);
+	if (align > FASTCPU_RSEQ_AREA_SIZE || len > FASTCPU_RSEQ_AREA_SIZE)
+		return FASTCPU_RSEQ_ORIG_SIZE;
+	return len;
+}
+
+/* The one line for FASTCPU_BACKEND=rseq when a thread cannot have it. */
+static void warn_rseq_refused(long err)
+{
+	const char *line =
+		err == -ENOSYS ? "libfastcpu: FASTCPU_BACKEND=rseq: the kernel has no rseq (ENOSYS); using auto\n" :
+		err == -EPERM ? "libfastcpu: FASTCPU_BACKEND=rseq: rseq registration refused (EPERM); using auto\n" :
+		err == -EINVAL ? "libfastcpu: FASTCPU_BACKEND=rseq: the thread registered another rseq area (EINVAL); using auto\n" :
+		"libfastcpu: FASTCPU_BACKEND=rseq: rseq registration failed; using auto\n";
+
+	fastcpu_warn_once(FASTCPU_WARN_RSEQ, line);
+}
+
+/*
+ * Registers own_area for the calling thread. EBUSY means this very area is
+ * already registered with this signature (the kernel checks all three), so
+ * it is live and usable. EINVAL: the thread registered another area before
+ * asking us (it keeps it); EPERM: a sandbox said no; ENOSYS: no rseq at all.
+ */
+static bool register_own(const struct fastcpu_binding *b)
+{
+	long ret;
+
+	if (__atomic_load_n(&rseq_absent, __ATOMIC_RELAXED))
+		ret = -ENOSYS;
+	else
+		ret = fastcpu_raw_syscall_errno(__NR_rseq, (long)&own_area,
+						(long)own_area_length(), 0,
+						(long)FASTCPU_RSEQ_SIG);
+	if (ret == 0 || ret == -EBUSY)
+		return true;
+	if (ret == -ENOSYS)
+		__atomic_store_n(&rseq_absent, 1, __ATOMIC_RELAXED);
+	if (b->rseq_forced)
+		warn_rseq_refused(ret);
+	return false;
+}
+
+void fastcpu_rseq_attach(const struct fastcpu_binding *b)
+{
+	const volatile int *ref = &fastcpu_cpu_no_rseq;
+	unsigned char who = FASTCPU_RSEQ_NONE;
+
+	if (b->use_rseq && glibc_registered()) {
+		const volatile struct fastcpu_rseq_abi *area = (const void *)
+			((const char *)__builtin_thread_pointer() + __rseq_offset);
+
+		/* Negative: glibc's registration failed in this thread. */
+		if ((int)area->cpu_id >= 0) {
+			ref = (const volatile int *)&area->cpu_id;
+			who = FASTCPU_RSEQ_GLIBC;
+		}
+	} else if (b->use_rseq && register_own(b)) {
+		ref = (const volatile int *)&own_area.abi.cpu_id;
+		who = FASTCPU_RSEQ_OWN;
+	}
+	if (who != FASTCPU_RSEQ_NONE && !fastcpu_rseq_node_known)
+		__atomic_store_n(&fastcpu_rseq_node_known, kernel_feature_size() >=
+				 FASTCPU_RSEQ_NODE_FEATURE_SIZE ? 1 : -1,
+				 __ATOMIC_RELAXED);
+	owner = who;
+	fastcpu_cpu_id_ref = ref;
+}
+
+enum fastcpu_rseq_owner fastcpu_rseq_owner(void)
+{
+	return owner;
+}

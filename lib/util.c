@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/util.c: small async-signal-safe helpers. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* A system call whose failure is returned as -errno, leaving the caller's
+ * errno as it was: failed probes must not show through to the user. */
+long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
+{
+	int saved = errno;
+	long ret = syscall(nr, a, b, c, d);
+
+	if (ret == -1)
+		ret = -errno;
+	errno = saved;
+	return ret;
+}
+
+/* Configuration is ignored in setuid and other AT_SECURE processes. */
+const char *fastcpu_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
+void fastcpu_warn_once(unsigned int key, const char *line)
+{
+	static unsigned int warned;
+	int saved = errno;
+
+	if (__atomic_fetch_or(&warned, 1u << key, __ATOMIC_RELAXED) & (1u << key))
+		return;
+	/* write(2), not stdio: no allocation, no locks, safe in a handler. */
+	if (write(STDERR_FILENO, line, strlen(line)) < 0)
+		(void)0;
+	errno = saved;
+}

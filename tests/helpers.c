@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* tests/helpers.c: pinning, the kernel's answers, and the checks of them. */
+
+#include <cpuid.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fastcpu.h"
+#include "helpers.h"
+
+cpu_set_t test_allowed;
+
+void test_record_allowed(void)
+{
+	if (sched_getaffinity(0, sizeof(test_allowed), &test_allowed) != 0)
+		ck_abort_msg("sched_getaffinity: %s", strerror(errno));
+}
+
+int test_first_allowed(void)
+{
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &test_allowed))
+			return cpu;
+	ck_abort_msg("no CPU allowed");
+	return -1;
+}
+
+void test_pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ck_assert_msg(sched_setaffinity(0, sizeof(one), &one) == 0,
+		      "cannot pin to CPU %d: %s", cpu, strerror(errno));
+}
+
+int test_kernel_cpu(void)
+{
+	unsigned int cpu;
+
+	ck_assert_int_eq(syscall(SYS_getcpu, &cpu, NULL, NULL), 0);
+	return (int)cpu;
+}
+
+unsigned int test_kernel_node(void)
+{
+	unsigned int node;
+
+	ck_assert_int_eq(syscall(SYS_getcpu, NULL, &node, NULL), 0);
+	return node;
+}
+
+unsigned int test_sysfs_node(int cpu)
+{
+	char path[128];
+
+	for (unsigned int node = 0; node < 1024; node++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/node%u", cpu, node);
+		if (access(path, F_OK) == 0)
+			return node;
+	}
+	return 0;
+}
+
+bool test_glibc_registered_rseq(void)
+{
+	const unsigned int *size = dlsym(RTLD_DEFAULT, "__rseq_size");
+
+	return size != NULL && *size != 0;
+}
+
+/* Asks in a forked child, so this process's threads stay as they are. */
+bool test_kernel_rseq_usable(void)
+{
+	static __thread char area[64] __attribute__((aligned(64)));
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		long r = syscall(SYS_rseq, area, 32, 0, 0x53053053);
+
+		_exit(r == 0 || errno == EINVAL || errno == EBUSY ? 0 : 1);
+	}
+	/* Also called outside tests, from main: no ck_assert here. */
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool test_cpu_has_rdpid(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
+#else
+	return false;
+#endif
+}
+
+bool test_has_vdso_getcpu(void)
+{
+#if defined(__x86_64__) || defined(__i386__) || defined(__powerpc__) || \
+	defined(__s390__) || defined(__riscv) || defined(__loongarch__)
+	return getauxval(AT_SYSINFO_EHDR) != 0;
+#else
+	return false;
+#endif
+}
+
+void test_deny_rseq(int err, bool also_getcpu)
+{
+	unsigned int deny = SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA);
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rseq, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, deny),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getcpu, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, also_getcpu ? deny : SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(filter) / sizeof(filter[0]),
+		.filter = filter,
+	};
+
+	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	ck_assert_msg(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0,
+		      "seccomp: %s", strerror(errno));
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* tests/helpers.h: what the test suites share: the kernel's own answers. */
+
+#ifndef FASTCPU_TESTS_HELPERS_H
+#define FASTCPU_TESTS_HELPERS_H
+
+#include <check.h>
+#include <sched.h>
+#include <stdbool.h>
+
+/* The CPUs this process may run on, from its affinity at start. */
+extern cpu_set_t test_allowed;
+void test_record_allowed(void);
+int test_first_allowed(void);
+
+/* Pins the calling thread to cpu; fails the test if the kernel refuses. */
+void test_pin(int cpu);
+/* The kernel's answer, from the system call itself. */
+int test_kernel_cpu(void);
+unsigned int test_kernel_node(void);
+/* The node sysfs lists cpu under (0 where the kernel has no NUMA). */
+unsigned int test_sysfs_node(int cpu);
+
+/* What this process gives the library to work with. */
+bool test_glibc_registered_rseq(void);
+bool test_kernel_rseq_usable(void);	/* a fresh thread could register */
+bool test_cpu_has_rdpid(void);
+bool test_has_vdso_getcpu(void);
+
+/* Makes the rseq system call (and, if also_getcpu, getcpu) fail with err
+ * for this process from now on, with a seccomp filter. */
+void test_deny_rseq(int err, bool also_getcpu);
+
+/* Checks every API entry point against the kernel while pinned to each
+ * allowed CPU: right after the migration, then after many calls. */
+void test_check_all_cpus(void);
+/* The same from a new thread, whose first call comes after pinning. */
+void test_check_all_cpus_in_thread(void);
+
+/* The suites. */
+Suite *suite_answers(void);
+Suite *suite_backends(void);
+Suite *suite_faults(void);
+
+#endif /* FASTCPU_TESTS_HELPERS_H */
