@@ -11,6 +11,8 @@
  *                           use on that architecture;
  *   FASTCPU_VDSO_GETCPU     the vDSO symbol name and FASTCPU_VDSO_VERSION its
  *                           version, where the kernel has a vDSO getcpu;
+ *   FASTCPU_VDSO_CLOCK_GETTIME and FASTCPU_VDSO_CLOCK_VERSION likewise for
+ *                           clock_gettime, which the cache reads;
  *   FASTCPU_HAVE_RDPID      and fastcpu_arch_rdpid()/fastcpu_arch_has_rdpid(),
  *                           where an instruction reads the CPU and node.
  * generic.h covers any other Linux architecture: rseq and the syscall only.

@@ -5,13 +5,17 @@
 #include <errno.h>
 #include <time.h>
 
+#include "arch.h"
 #include "internal.h"
+#include "vdso.h"
 
 /*
  * Seed 000's getcpu cache: per thread, the answer and the clock tick it was
  * read in. CLOCK_MONOTONIC_COARSE is the kernel's tick-granular clock, read
  * from the vDSO without a system call, so an answer is reused for at most
- * one scheduler tick (1-10 ms). The thread's own sched_setaffinity()
+ * one scheduler tick (1-10 ms). The vDSO's clock_gettime is called directly
+ * where the architecture names it: a hit costs about a third less than
+ * through glibc's wrapper. The thread's own sched_setaffinity()
  * invalidates it (affinity.c), so pinning is seen by the very next call.
  *
  * cpu and node share one word, written with one store: a signal handler
@@ -29,6 +33,9 @@ struct cache_slot {
 
 static __thread struct cache_slot slot __attribute__((tls_model("initial-exec")));
 
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
+static clock_gettime_fn read_clock = clock_gettime;	/* bind may refine */
+
 /* The coarse clock, folded to 32 bits (ns modulo 2^32): equal only within
  * one tick, short of a wrap landing on the very same nanosecond. */
 static uint32_t tick_key(void)
@@ -36,7 +43,7 @@ static uint32_t tick_key(void)
 	struct timespec ts;
 	uint32_t key;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);	/* cannot fail: bind checked */
+	read_clock(CLOCK_MONOTONIC_COARSE, &ts);	/* cannot fail: bind checked */
 	key = (uint32_t)ts.tv_sec * 1000000000u + (uint32_t)ts.tv_nsec;
 	return key == KEY_INVALID ? 1 : key;
 }
@@ -48,7 +55,13 @@ bool fastcpu_cache_usable(void)
 	struct timespec ts;
 	int saved = errno;
 	bool ok = clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
+#ifdef FASTCPU_VDSO_CLOCK_GETTIME
+	clock_gettime_fn vdso = (clock_gettime_fn)fastcpu_vdso_lookup(
+		FASTCPU_VDSO_CLOCK_GETTIME, FASTCPU_VDSO_CLOCK_VERSION);
 
+	if (ok && vdso != NULL && vdso(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+		__atomic_store_n(&read_clock, vdso, __ATOMIC_RELAXED);
+#endif
 	errno = saved;
 	return ok;
 }

@@ -74,5 +74,6 @@ unsigned int fastcpu_node_of_cpu(unsigned int cpu);
 /* Async-signal-safe helpers (util.c). */
 long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
 const char *fastcpu_getenv(const char *name);
+unsigned long fastcpu_getauxval(unsigned long type);
 
 #endif /* FASTCPU_INTERNAL_H */

@@ -56,7 +56,7 @@ static bool glibc_registered(void)
 /* Feature size and alignment as the kernel advertises them (0 before 6.3). */
 static unsigned long kernel_feature_size(void)
 {
-	return getauxval(AT_RSEQ_FEATURE_SIZE);
+	return fastcpu_getauxval(AT_RSEQ_FEATURE_SIZE);
 }
 
 /* ORIG_SIZE is accepted by every kernel; a larger feature size is registered
@@ -64,7 +64,7 @@ static unsigned long kernel_feature_size(void)
 static unsigned long own_area_length(void)
 {
 	unsigned long feature = kernel_feature_size();
-	unsigned long align = getauxval(AT_RSEQ_ALIGN);
+	unsigned long align = fastcpu_getauxval(AT_RSEQ_ALIGN);
 	unsigned long len;
 
 	if (feature <= FASTCPU_RSEQ_ORIG_SIZE)

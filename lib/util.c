@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -20,6 +21,17 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
 		ret = -errno;
 	errno = saved;
 	return ret;
+}
+
+/* getauxval() sets ENOENT for an entry the kernel did not pass (no vDSO
+ * under valgrind, no AT_RSEQ_* before Linux 6.3): 0 here, errno kept. */
+unsigned long fastcpu_getauxval(unsigned long type)
+{
+	int saved = errno;
+	unsigned long value = getauxval(type);
+
+	errno = saved;
+	return value;
 }
 
 /* Configuration is ignored in setuid and other AT_SECURE processes. */

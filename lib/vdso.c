@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
+#include "internal.h"
 #include "vdso.h"
 
 /* What the dynamic section of the vDSO tells us, at run-time addresses. */
@@ -104,7 +105,7 @@ static bool version_matches(const struct vdso_image *img, ElfW(Word) sym,
 
 void *fastcpu_vdso_lookup(const char *name, const char *version)
 {
-	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const ElfW(Ehdr) *eh = (const void *)fastcpu_getauxval(AT_SYSINFO_EHDR);
 	struct vdso_image img;
 	ElfW(Word) count;
 

@@ -9,3 +9,5 @@
 #define FASTCPU_RSEQ_SIG	0x002a0010	/* break 0x10 */
 #define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_5.10"
+#define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
+#define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_5.10"

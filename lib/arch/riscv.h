@@ -9,3 +9,5 @@
 #define FASTCPU_RSEQ_SIG	0xf1401073	/* csrr mhartid, x0 */
 #define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_4.15"
+#define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
+#define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_4.15"

@@ -12,6 +12,8 @@
 #define FASTCPU_RSEQ_SIG	0x53053053
 #define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_2.6"
+#define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
+#define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_2.6"
 
 #define FASTCPU_HAVE_RDPID	1
 

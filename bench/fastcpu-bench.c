@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/fastcpu-bench.c: libfastcpu against the system libc, in one run. */
+
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cases.h"
+#include "counters.h"
+#include "fastcpu.h"
+#include "measure.h"
+#include "report.h"
+
+static const char usage[] =
+	"usage: fastcpu-bench [--quick] [--json] [--runs N]\n"
+	"Times reading the current CPU with libfastcpu and with the system\n"
+	"libc, side by side in one process; prints the seed documents' tables\n"
+	"(ns per call, best and median, empty loop subtracted) or, with --json,\n"
+	"the same numbers for machines.\n";
+
+#define CASE(label, fn) ((struct bench_result){ .name = (label), .loop = (fn) })
+
+static struct bench_config cfg = { .runs = 1001, .iters = 1000 };
+static unsigned long counter_increments = 2000000;
+static int first_call_threads = 200;
+static cpu_set_t allowed;
+
+/* ---- forced backends, each in a child that binds afresh ---------------- */
+
+struct forced {
+	const char *backend, *cache;
+};
+
+static const struct forced forced_runs[] = {
+	{ "rdpid", "off" }, { "rdpid", "on" },
+	{ "vdso", "off" }, { "vdso", "on" },
+	{ "syscall", "off" }, { "syscall", "on" },
+};
+#define NFORCED (int)(sizeof(forced_runs) / sizeof(forced_runs[0]))
+
+/* What one child measured; sent back whole through a pipe. */
+struct forced_result {
+	char bound[32];		/* what fastcpu_backend() said */
+	struct bench_result empty, sched, generic, getcpu, glibc, syscall, miss, hit;
+};
+
+/* A forced cache miss: the thread's own sched_setaffinity() invalidates
+ * its cache (re-pinning to the CPU it is on, so nothing else changes). */
+static void force_miss(void)
+{
+	cpu_set_t now;
+
+	if (sched_getaffinity(0, sizeof(now), &now) != 0 ||
+	    sched_setaffinity(0, sizeof(now), &now) != 0)
+		abort();
+}
+
+static void forced_child(const struct forced *f, int fd)
+{
+	struct forced_result r;
+	struct bench_result set[6] = {
+		CASE("empty loop", loop_empty),
+		CASE("libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu),
+		CASE("libfastcpu getcpu(&c, NULL)", loop_fastcpu_getcpu_generic),
+		CASE("libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu),
+		CASE("glibc sched_getcpu()", loop_glibc_sched_getcpu),
+		CASE("getcpu system call", loop_syscall_getcpu),
+	};
+
+	memset(&r, 0, sizeof(r));
+	setenv("FASTCPU_BACKEND", f->backend, 1);
+	setenv("FASTCPU_CACHE", f->cache, 1);
+	snprintf(r.bound, sizeof(r.bound), "%.31s", fastcpu_backend());
+	bench_measure(set, 6, &cfg);
+	r.empty = set[0];
+	r.sched = set[1];
+	r.generic = set[2];
+	r.getcpu = set[3];
+	r.glibc = set[4];
+	r.syscall = set[5];
+	/* seed 000's MISS and HIT, one call timed at a time. */
+	bench_measure_once(&r.miss, force_miss, once_fastcpu_sched_getcpu,
+			   cfg.runs);
+	bench_measure_once(&r.hit, once_fastcpu_sched_getcpu,
+			   once_fastcpu_sched_getcpu, cfg.runs);
+	if (write(fd, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+/* Must run before this process calls libfastcpu: children inherit its
+ * binding and attachment. */
+static int run_forced(struct forced_result *out)
+{
+	for (int i = 0; i < NFORCED; i++) {
+		int p[2], status;
+		pid_t pid;
+
+		if (pipe(p) != 0 || (pid = fork()) < 0)
+			abort();
+		if (pid == 0) {
+			close(p[0]);
+			forced_child(&forced_runs[i], p[1]);
+		}
+		close(p[1]);
+		if (read(p[0], &out[i], sizeof(out[i])) != sizeof(out[i]))
+			memset(&out[i], 0, sizeof(out[i]));
+		close(p[0]);
+		waitpid(pid, &status, 0);
+	}
+	return NFORCED;
+}
+
+/* ---- the first call of a thread (lazy registration) -------------------- */
+
+static void (*first_call_fn)(void);
+static double first_call_ns;
+
+static void *first_call_thread(void *unused)
+{
+	double t0 = bench_ticks();
+
+	(void)unused;
+	first_call_fn();
+	first_call_ns = (bench_ticks() - t0) * bench_ns_per_tick();
+	return NULL;
+}
+
+static int compare(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void first_call_raw(double *best, double *median, void (*fn)(void))
+{
+	double *v = calloc((size_t)first_call_threads, sizeof(double));
+
+	if (v == NULL)
+		abort();
+	for (int i = 0; i < first_call_threads; i++) {
+		pthread_t t;
+
+		first_call_fn = fn;
+		if (pthread_create(&t, NULL, first_call_thread, NULL) != 0)
+			abort();
+		pthread_join(t, NULL);
+		v[i] = first_call_ns;
+	}
+	qsort(v, (size_t)first_call_threads, sizeof(double), compare);
+	*best = v[0];
+	*median = v[first_call_threads / 2];
+	free(v);
+}
+
+static void no_call(void)
+{
+}
+
+/* Best and median of a fresh thread's first call, minus the same timing
+ * around nothing in a fresh thread. */
+static void first_call(struct bench_result *r, void (*fn)(void))
+{
+	double empty_best, empty_median;
+
+	first_call_raw(&empty_best, &empty_median, no_call);
+	first_call_raw(&r->best_ns, &r->median_ns, fn);
+	r->best_ns -= empty_best;
+	r->median_ns -= empty_median;
+	r->best_cycles = r->median_cycles = -1;
+}
+
+/* ---- the machine ------------------------------------------------------- */
+
+static void describe_machine(struct report_machine *m)
+{
+	struct utsname u;
+	const unsigned int *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown CPU");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon) {
+			snprintf(m->cpu_model, sizeof(m->cpu_model), "%.127s", colon + 2);
+			m->cpu_model[strcspn(m->cpu_model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	uname(&u);
+	snprintf(m->kernel, sizeof(m->kernel), "%.64s %.64s", u.sysname, u.release);
+	snprintf(m->libc, sizeof(m->libc), "glibc %s", gnu_get_libc_version());
+	m->glibc_rseq_size = rseq_size ? (int)*rseq_size : -1;
+	m->cpus = CPU_COUNT(&allowed);
+	m->cycles = bench_have_cycles();
+}
+
+static int pin_to_first_cpu(void)
+{
+	cpu_set_t one;
+
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) == 0)
+			return cpu;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct forced_result forced[NFORCED];
+	static struct bench_result reading[16];
+	struct report r = { .forced_count = 0 };
+	bool json = false;
+	int n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			cfg.runs = 51;
+			counter_increments = 100000;
+			first_call_threads = 20;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			json = true;
+		} else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+			cfg.runs = atoi(argv[++i]) | 1;
+		} else {
+			fputs(usage, strcmp(argv[i], "--help") == 0 ? stdout : stderr);
+			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+		}
+	}
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return 1;
+	cases_init();
+	describe_machine(&r.machine);
+	r.machine.pinned_cpu = pin_to_first_cpu();
+	r.machine.runs = cfg.runs;
+	r.machine.iters = cfg.iters;
+
+	/* Table 2 and 3 data first: the children must find nothing bound. */
+	r.forced_count = run_forced(forced);
+	for (int i = 0; i < NFORCED; i++) {
+		struct report_forced *rf = &r.forced[i];
+
+		rf->backend = forced_runs[i].backend;
+		rf->cache = forced_runs[i].cache;
+		memcpy(rf->bound, forced[i].bound, sizeof(rf->bound));
+		rf->sched = forced[i].sched;
+		rf->generic = forced[i].generic;
+		rf->getcpu = forced[i].getcpu;
+		rf->glibc = forced[i].glibc;
+		rf->syscall = forced[i].syscall;
+		rf->miss = forced[i].miss;
+		rf->hit = forced[i].hit;
+	}
+
+	/* Table 1, in this process as configured by its environment. */
+	(void)fastcpu_sched_getcpu();	/* attach this thread first */
+	snprintf(r.machine.backend, sizeof(r.machine.backend), "%.31s", fastcpu_backend());
+	reading[n++] = CASE("empty loop (not subtracted)", loop_empty);
+	if (cases_have_rseq_area())
+		reading[n++] = CASE("rseq cpu_id load (bare)", loop_rseq_load);
+	reading[n++] = CASE("fastcpu_current_cpu() inline", loop_current_cpu);
+	reading[n++] = CASE("libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu);
+	reading[n++] = CASE("glibc sched_getcpu()", loop_glibc_sched_getcpu);
+	reading[n++] = CASE("libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu);
+	if (cases_have_glibc_getcpu())
+		reading[n++] = CASE("glibc getcpu(&c, &n)", loop_glibc_getcpu);
+	reading[n++] = CASE("libfastcpu getcpu(&c, NULL)", loop_fastcpu_getcpu_generic);
+	if (cases_have_glibc_getcpu())
+		reading[n++] = CASE("glibc getcpu(&c, NULL)", loop_glibc_getcpu_generic);
+	if (cases_have_vdso_getcpu())
+		reading[n++] = CASE("vDSO getcpu, called directly", loop_vdso_getcpu);
+#ifdef CASES_X86
+	if (cases_have_rdpid())
+		reading[n++] = CASE("RDPID inline", loop_rdpid);
+	reading[n++] = CASE("LSL inline", loop_lsl);
+	reading[n++] = CASE("RDTSCP inline", loop_rdtscp);
+#endif
+	reading[n++] = CASE("getcpu system call", loop_syscall_getcpu);
+	bench_measure(reading, n, &cfg);
+	r.reading = reading;
+	r.reading_count = n;
+
+	first_call(&r.first_fastcpu, once_fastcpu_sched_getcpu);
+	first_call(&r.first_glibc, once_glibc_sched_getcpu);
+
+	/* Table 4 wants threads free to spread over the CPUs. */
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+	for (int t = 1; t <= 2 * r.machine.cpus && r.thread_counts < REPORT_MAX_THREAD_COUNTS;
+	     t *= 2) {
+		r.threads[r.thread_counts] = t;
+		for (int k = 0; k < COUNTER_KINDS; k++)
+			r.counter_ns[k][r.thread_counts] =
+				counter_ns_per_increment(k, t, counter_increments);
+		r.thread_counts++;
+	}
+
+	if (json)
+		report_json(&r, stdout);
+	else
+		report_text(&r, stdout);
+	return 0;
+}

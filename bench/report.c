@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/report.c: prints the tables, or the same numbers as JSON. */
+
+#include <string.h>
+
+#include "report.h"
+
+static const struct bench_result *find(const struct report *r, const char *name)
+{
+	for (int i = 0; i < r->reading_count; i++)
+		if (strcmp(r->reading[i].name, name) == 0)
+			return &r->reading[i];
+	return NULL;
+}
+
+static double median_of(const struct report *r, const char *name)
+{
+	const struct bench_result *b = find(r, name);
+
+	return b ? b->median_ns : -1;
+}
+
+static double ratio(const struct bench_result *a, const struct bench_result *b)
+{
+	return a && b && b->median_ns > 0 ? a->median_ns / b->median_ns : -1;
+}
+
+/* The comparisons the project promises, each from one process. */
+struct target {
+	const char *what;
+	double value, limit;
+};
+
+static int targets(const struct report *r, struct target *t)
+{
+	const struct bench_result *empty = &r->reading[0];
+	const struct bench_result *bare = find(r, "rseq cpu_id load (bare)");
+	const struct bench_result *inl = find(r, "fastcpu_current_cpu() inline");
+	int n = 0;
+
+	t[n++] = (struct target){ "sched_getcpu(): libfastcpu / glibc",
+		ratio(find(r, "libfastcpu sched_getcpu()"), find(r, "glibc sched_getcpu()")),
+		r->machine.glibc_rseq_size > 0 ? 1.0 : 0.45 };
+	t[n++] = (struct target){ "getcpu(&c, &n): libfastcpu / glibc",
+		ratio(find(r, "libfastcpu getcpu(&c, &n)"), find(r, "glibc getcpu(&c, &n)")),
+		0.5 };
+	/* The bare load costs next to nothing once the loop is subtracted, so
+	 * this one compares whole loop iterations. */
+	t[n++] = (struct target){ "fastcpu_current_cpu() / bare rseq load, per iteration",
+		bare && inl ? (inl->median_ns + empty->median_ns) /
+			      (bare->median_ns + empty->median_ns) : -1,
+		1.2 };
+	return n;
+}
+
+static void print_ns(FILE *out, const struct bench_result *b)
+{
+	fprintf(out, "%8.2f %8.2f", b->best_ns, b->median_ns);
+}
+
+static void print_cycles(FILE *out, const struct report *r, const struct bench_result *b)
+{
+	if (!r->machine.cycles)
+		return;
+	if (b->best_cycles < 0)
+		fprintf(out, "  %8s %8s", "-", "-");
+	else
+		fprintf(out, "  %8.1f %8.1f", b->best_cycles, b->median_cycles);
+}
+
+static void text_reading(const struct report *r, FILE *out)
+{
+	const struct bench_result *glibc = find(r, "glibc sched_getcpu()");
+
+	fprintf(out, "\nTable 1: reading the current CPU number, this process (%s)\n",
+		r->machine.backend);
+	fprintf(out, "%-36s %8s %8s%s  %s\n", "", "best ns", "median",
+		r->machine.cycles ? "  best cyc   median" : "",
+		"median / glibc sched_getcpu");
+	for (int i = 0; i < r->reading_count; i++) {
+		const struct bench_result *b = &r->reading[i];
+
+		fprintf(out, "%-36s ", b->name);
+		print_ns(out, b);
+		print_cycles(out, r, b);
+		if (i > 0 && glibc)
+			fprintf(out, "  %6.2fx", ratio(b, glibc));
+		fputc('\n', out);
+	}
+	fprintf(out, "%-36s ", "first call in a new thread: libfastcpu");
+	print_ns(out, &r->first_fastcpu);
+	fputc('\n', out);
+	fprintf(out, "%-36s ", "first call in a new thread: glibc");
+	print_ns(out, &r->first_glibc);
+	fputc('\n', out);
+}
+
+static void text_forced(const struct report *r, FILE *out)
+{
+	fprintf(out, "\nEach backend forced (FASTCPU_BACKEND, FASTCPU_CACHE), one process each,\n"
+		"sched_getcpu() against glibc's in that same process\n");
+	fprintf(out, "%-16s %-16s %8s %8s %8s %8s  %s\n", "forced", "bound",
+		"best ns", "median", "glibc", "median", "ratio");
+	for (int i = 0; i < r->forced_count; i++) {
+		const struct report_forced *f = &r->forced[i];
+		char forced[40];
+
+		snprintf(forced, sizeof(forced), "%s cache=%s", f->backend, f->cache);
+		fprintf(out, "%-16s %-16s ", forced, f->bound[0] ? f->bound : "(failed)");
+		print_ns(out, &f->sched);
+		fputc(' ', out);
+		print_ns(out, &f->glibc);
+		fprintf(out, "  %5.2fx\n", ratio(&f->sched, &f->glibc));
+	}
+}
+
+/* Seed 000's cache table: NONE the bare mechanism, NULL the library with
+ * no cache, MISS the first call in a new clock tick, HIT the cache's
+ * steady state; best / median ns. */
+static void text_cache(const struct report *r, FILE *out)
+{
+	static const struct { const char *backend, *bare; } rows[] = {
+		{ "rdpid", "RDPID inline" },
+		{ "vdso", "vDSO getcpu, called directly" },
+		{ "syscall", "getcpu system call" },
+	};
+
+	double syscall_hit = -1;
+
+	fprintf(out, "\nTable 2: caching (seed 000), sched_getcpu(), best / median ns;\n"
+		"NONE: the bare mechanism; NULL: libfastcpu without cache; MISS: a call\n"
+		"after the cache was invalidated, timed alone; HIT: the cache's steady state\n");
+	fprintf(out, "%-8s %17s %17s %17s %17s  %s\n", "backend", "NONE (bare)",
+		"NULL (no cache)", "MISS", "HIT", "HIT / NULL");
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		const struct report_forced *off = NULL, *on = NULL;
+		const struct bench_result *bare = find(r, rows[k].bare);
+
+		for (int i = 0; i < r->forced_count; i++) {
+			if (strcmp(r->forced[i].backend, rows[k].backend) != 0 ||
+			    strncmp(r->forced[i].bound, rows[k].backend,
+				    strlen(rows[k].backend)) != 0)
+				continue;
+			if (strcmp(r->forced[i].cache, "on") == 0)
+				on = &r->forced[i];
+			else
+				off = &r->forced[i];
+		}
+		if (off == NULL || on == NULL)
+			continue;
+		fprintf(out, "%-8s", rows[k].backend);
+		if (bare)
+			fprintf(out, " %8.2f/%-8.2f", bare->best_ns, bare->median_ns);
+		else
+			fprintf(out, " %17s", "n/a");
+		fprintf(out, " %8.2f/%-8.2f %8.2f/%-8.2f %8.2f/%-8.2f  %.3fx\n",
+			off->sched.best_ns, off->sched.median_ns,
+			on->miss.best_ns, on->miss.median_ns,
+			on->sched.best_ns, on->sched.median_ns,
+			ratio(&on->sched, &off->sched));
+		if (strcmp(rows[k].backend, "syscall") == 0)
+			syscall_hit = ratio(&on->syscall, &on->sched);
+	}
+	if (syscall_hit > 0)
+		fprintf(out, "syscall+cache hit against the bare getcpu syscall, same process: "
+			"%.1fx faster\n", syscall_hit);
+}
+
+static void text_generic(const struct report *r, FILE *out)
+{
+	fprintf(out, "\nTable 3: generic getcpu(&c, NULL) against specialized sched_getcpu(), median ns\n");
+	fprintf(out, "%-24s %10s %12s\n", "", "GENERIC", "SPECIALIZED");
+	fprintf(out, "%-24s %10.2f %12.2f\n", r->machine.backend,
+		median_of(r, "libfastcpu getcpu(&c, NULL)"),
+		median_of(r, "libfastcpu sched_getcpu()"));
+	for (int i = 0; i < r->forced_count; i++)
+		if (r->forced[i].bound[0])
+			fprintf(out, "%-24s %10.2f %12.2f\n", r->forced[i].bound,
+				r->forced[i].generic.median_ns,
+				r->forced[i].sched.median_ns);
+	if (find(r, "glibc getcpu(&c, NULL)"))
+		fprintf(out, "%-24s %10.2f %12.2f\n", "glibc",
+			median_of(r, "glibc getcpu(&c, NULL)"),
+			median_of(r, "glibc sched_getcpu()"));
+}
+
+static void text_counters(const struct report *r, FILE *out)
+{
+	fprintf(out, "\nTable 4: counter increments (seed 001), ns per increment per thread\n%-38s",
+		"");
+	for (int t = 0; t < r->thread_counts; t++)
+		fprintf(out, " %7d thr", r->threads[t]);
+	fputc('\n', out);
+	for (int k = 0; k < COUNTER_KINDS; k++) {
+		fprintf(out, "%-38s", counter_names[k]);
+		for (int t = 0; t < r->thread_counts; t++)
+			fprintf(out, " %11.2f", r->counter_ns[k][t]);
+		fputc('\n', out);
+	}
+}
+
+void report_text(const struct report *r, FILE *out)
+{
+	struct target t[4];
+	int n = targets(r, t);
+
+	fprintf(out, "fastcpu-bench: %s, %d CPUs; %s; %s (rseq %s)\n",
+		r->machine.cpu_model, r->machine.cpus, r->machine.kernel,
+		r->machine.libc, r->machine.glibc_rseq_size > 0 ? "registered by glibc" :
+		r->machine.glibc_rseq_size == 0 ? "left to libfastcpu" : "unknown to glibc");
+	fprintf(out, "pinned to CPU %d; %d runs of %lu calls per case, interleaved; "
+		"best and median; empty loop subtracted%s\n",
+		r->machine.pinned_cpu, r->machine.runs, r->machine.iters,
+		r->machine.cycles ? "" : "; cycles: not exposed on this machine");
+	text_reading(r, out);
+	text_forced(r, out);
+	text_cache(r, out);
+	text_generic(r, out);
+	text_counters(r, out);
+	fprintf(out, "\nTargets (median ratios from one process):\n");
+	for (int i = 0; i < n; i++) {
+		if (t[i].value < 0)
+			fprintf(out, "  %-56s n/a\n", t[i].what);
+		else
+			fprintf(out, "  %-56s %5.2fx  (target <= %.2fx: %s)\n", t[i].what,
+				t[i].value, t[i].limit, t[i].value <= t[i].limit ? "met" : "MISSED");
+	}
+}
+
+static void json_result(FILE *out, const char *key, const struct bench_result *b)
+{
+	fprintf(out, "\"%s\": {\"best_ns\": %.3f, \"median_ns\": %.3f", key,
+		b->best_ns, b->median_ns);
+	if (b->best_cycles >= 0)
+		fprintf(out, ", \"best_cycles\": %.2f, \"median_cycles\": %.2f",
+			b->best_cycles, b->median_cycles);
+	fputc('}', out);
+}
+
+void report_json(const struct report *r, FILE *out)
+{
+	struct target t[4];
+	int n = targets(r, t);
+
+	fprintf(out, "{\n  \"machine\": {\"cpu\": \"%s\", \"cpus\": %d, \"kernel\": \"%s\", "
+		"\"libc\": \"%s\", \"glibc_rseq_size\": %d, \"backend\": \"%s\", "
+		"\"pinned_cpu\": %d, \"runs\": %d, \"iters\": %lu},\n",
+		r->machine.cpu_model, r->machine.cpus, r->machine.kernel, r->machine.libc,
+		r->machine.glibc_rseq_size, r->machine.backend, r->machine.pinned_cpu,
+		r->machine.runs, r->machine.iters);
+	fprintf(out, "  \"reading\": {");
+	for (int i = 0; i < r->reading_count; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_result(out, r->reading[i].name, &r->reading[i]);
+	}
+	fprintf(out, ",\n    ");
+	json_result(out, "first call in a new thread: libfastcpu", &r->first_fastcpu);
+	fprintf(out, ",\n    ");
+	json_result(out, "first call in a new thread: glibc", &r->first_glibc);
+	fprintf(out, "\n  },\n  \"forced\": [");
+	for (int i = 0; i < r->forced_count; i++) {
+		const struct report_forced *f = &r->forced[i];
+
+		fprintf(out, "%s\n    {\"backend\": \"%s\", \"cache\": \"%s\", \"bound\": \"%s\", ",
+			i ? "," : "", f->backend, f->cache, f->bound);
+		json_result(out, "sched_getcpu", &f->sched);
+		fprintf(out, ", ");
+		json_result(out, "getcpu_generic", &f->generic);
+		fprintf(out, ", ");
+		json_result(out, "getcpu", &f->getcpu);
+		fprintf(out, ", ");
+		json_result(out, "glibc_sched_getcpu", &f->glibc);
+		fprintf(out, ", ");
+		json_result(out, "syscall", &f->syscall);
+		fprintf(out, ", ");
+		json_result(out, "miss", &f->miss);
+		fprintf(out, ", ");
+		json_result(out, "hit", &f->hit);
+		fputc('}', out);
+	}
+	fprintf(out, "\n  ],\n  \"counters\": {\"threads\": [");
+	for (int i = 0; i < r->thread_counts; i++)
+		fprintf(out, "%s%d", i ? ", " : "", r->threads[i]);
+	fprintf(out, "]");
+	for (int k = 0; k < COUNTER_KINDS; k++) {
+		fprintf(out, ",\n    \"%s\": [", counter_names[k]);
+		for (int i = 0; i < r->thread_counts; i++)
+			fprintf(out, "%s%.3f", i ? ", " : "", r->counter_ns[k][i]);
+		fputc(']', out);
+	}
+	fprintf(out, "\n  },\n  \"targets\": [");
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s\n    {\"what\": \"%s\", \"ratio\": %.4f, \"limit\": %.2f}",
+			i ? "," : "", t[i].what, t[i].value, t[i].limit);
+	fprintf(out, "\n  ]\n}\n");
+}

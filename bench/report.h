@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/report.h: the benchmark's tables, for people and for machines. */
+
+#ifndef FASTCPU_BENCH_REPORT_H
+#define FASTCPU_BENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "counters.h"
+#include "measure.h"
+
+#define REPORT_MAX_FORCED 8
+#define REPORT_MAX_THREAD_COUNTS 12
+
+struct report_machine {
+	char cpu_model[128], kernel[160], libc[64], backend[32];
+	int glibc_rseq_size;	/* -1: glibc has no rseq support */
+	int cpus, pinned_cpu, runs;
+	unsigned long iters;
+	bool cycles;
+};
+
+/* One forced backend, measured in its own process. */
+struct report_forced {
+	const char *backend, *cache;
+	char bound[32];
+	struct bench_result sched, generic, getcpu, glibc, syscall, miss, hit;
+};
+
+struct report {
+	struct report_machine machine;
+	struct bench_result *reading;	/* table 1; [0] is the empty loop */
+	int reading_count;
+	struct bench_result first_fastcpu, first_glibc;
+	struct report_forced forced[REPORT_MAX_FORCED];
+	int forced_count;
+	int threads[REPORT_MAX_THREAD_COUNTS], thread_counts;
+	double counter_ns[COUNTER_KINDS][REPORT_MAX_THREAD_COUNTS];
+};
+
+void report_text(const struct report *r, FILE *out);
+void report_json(const struct report *r, FILE *out);
+
+#endif /* FASTCPU_BENCH_REPORT_H */
