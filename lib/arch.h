@@ -15,10 +15,13 @@
  *                           clock_gettime, which the cache reads;
  *   FASTCPU_HAVE_RDPID      and fastcpu_arch_rdpid()/fastcpu_arch_has_rdpid(),
  *                           where an instruction reads the CPU and node.
- * generic.h covers any other Linux architecture: rseq and the syscall only.
+ * generic.h covers any other Linux architecture: rseq and the syscall only;
+ * configure --enable-generic-arch selects it anywhere, to test exactly that.
  */
 #define FASTCPU_ARCH_DISPATCH
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(FASTCPU_ARCH_GENERIC)
+# include "arch/generic.h"
+#elif defined(__x86_64__) || defined(__i386__)
 # include "arch/x86.h"
 #elif defined(__aarch64__)
 # include "arch/aarch64.h"

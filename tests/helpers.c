@@ -100,9 +100,10 @@ bool test_kernel_rseq_usable(void)
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* What the library can use: the machine's, unless built generic. */
 bool test_cpu_has_rdpid(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(FASTCPU_ARCH_GENERIC)
 	unsigned int a, b, c, d;
 
 	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
@@ -113,8 +114,9 @@ bool test_cpu_has_rdpid(void)
 
 bool test_has_vdso_getcpu(void)
 {
-#if defined(__x86_64__) || defined(__i386__) || defined(__powerpc__) || \
-	defined(__s390__) || defined(__riscv) || defined(__loongarch__)
+#if (defined(__x86_64__) || defined(__i386__) || defined(__powerpc__) || \
+	defined(__s390__) || defined(__riscv) || defined(__loongarch__)) && \
+	!defined(FASTCPU_ARCH_GENERIC)
 	return getauxval(AT_SYSINFO_EHDR) != 0;
 #else
 	return false;

@@ -98,6 +98,29 @@ START_TEST(invalid_cache_warns_once)
 }
 END_TEST
 
+/* A backend this machine (or this build) lacks: one line, then auto. */
+static const char *missing_backend(void)
+{
+	return !test_cpu_has_rdpid() ? "rdpid" : !test_has_vdso_getcpu() ? "vdso" : NULL;
+}
+
+START_TEST(unavailable_backend_warns_once)
+{
+	char buf[64], want[80];
+	const char *err;
+
+	setenv("FASTCPU_BACKEND", missing_backend(), 1);
+	err = stderr_of(ask_everything);
+	snprintf(want, sizeof(want), "FASTCPU_BACKEND=%s is not available",
+		 missing_backend());
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, want));
+	ck_assert_str_eq(fastcpu_backend(),
+			 expect_backend_name(NULL, NULL, expect_rseq_ok(),
+					     buf, sizeof(buf)));
+}
+END_TEST
+
 START_TEST(valid_settings_are_silent)
 {
 	setenv("FASTCPU_BACKEND", "syscall", 1);
@@ -116,6 +139,8 @@ Suite *suite_backends(void)
 	tcase_add_test(tc, invalid_backend_warns_once);
 	tcase_add_test(tc, invalid_cache_warns_once);
 	tcase_add_test(tc, valid_settings_are_silent);
+	if (missing_backend() != NULL)	/* valgrind, a generic build */
+		tcase_add_test(tc, unavailable_backend_warns_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
