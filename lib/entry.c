@@ -24,9 +24,10 @@ static void attach_thread(void)
 	fastcpu_rseq_attach(&b);
 }
 
+/* Only for threads already attached: attaching bound the process first. */
 static const struct fastcpu_backend *fallback(void)
 {
-	return fastcpu_bind().fallback;
+	return __atomic_load_n(&fastcpu_bound_fallback, __ATOMIC_ACQUIRE);
 }
 
 static __attribute__((noinline, cold)) int sched_getcpu_slow(int seen)

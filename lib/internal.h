@@ -41,6 +41,9 @@ struct fastcpu_binding {
 	const struct fastcpu_backend *fallback;	/* cache applied if chosen */
 };
 struct fastcpu_binding fastcpu_bind(void);
+/* The fallback fastcpu_bind() chose, published before any thread can have
+ * attached; read directly by the slow paths of attached threads. */
+extern const struct fastcpu_backend *fastcpu_bound_fallback;
 /* One line on stderr, at most once per process per distinct key. */
 void fastcpu_warn_once(unsigned int key, const char *line);
 enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
