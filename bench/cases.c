@@ -26,6 +26,14 @@ static int (*volatile glibc_sched_getcpu_p)(void);
 static int (*volatile glibc_getcpu_p)(unsigned int *, unsigned int *);
 static long (*volatile vdso_getcpu_p)(unsigned int *, unsigned int *, void *);
 
+/* The floor under every function entry point: a call that does nothing. */
+static __attribute__((noinline)) int empty_function(void)
+{
+	__asm__ volatile("");
+	return 0;
+}
+static int (*volatile empty_function_p)(void) = empty_function;
+
 /* Keeps a value alive without costing an instruction. */
 #define KEEP(x) __asm__ volatile("" : : "r"(x))
 
@@ -113,6 +121,7 @@ unsigned long loop_current_cpu(unsigned long n)
 		return sum;					\
 	}
 
+LOOP_CALL(loop_empty_call, c = (unsigned int)empty_function_p())
 LOOP_CALL(loop_fastcpu_sched_getcpu, c = (unsigned int)fastcpu_sched_getcpu_p())
 LOOP_CALL(loop_fastcpu_getcpu_generic, fastcpu_getcpu_p(&c, NULL))
 LOOP_CALL(loop_fastcpu_getcpu, fastcpu_getcpu_p(&c, &node))

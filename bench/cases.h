@@ -14,6 +14,7 @@ bool cases_have_glibc_getcpu(void);	/* glibc >= 2.29 */
 bool cases_have_rseq_area(void);	/* after the thread's first call */
 
 unsigned long loop_empty(unsigned long n);
+unsigned long loop_empty_call(unsigned long n);
 unsigned long loop_rseq_load(unsigned long n);
 unsigned long loop_current_cpu(unsigned long n);
 unsigned long loop_fastcpu_sched_getcpu(unsigned long n);

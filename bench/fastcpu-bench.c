@@ -278,6 +278,7 @@ int main(int argc, char **argv)
 	if (cases_have_rseq_area())
 		reading[n++] = CASE("rseq cpu_id load (bare)", loop_rseq_load);
 	reading[n++] = CASE("fastcpu_current_cpu() inline", loop_current_cpu);
+	reading[n++] = CASE("empty function call (the floor)", loop_empty_call);
 	reading[n++] = CASE("libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu);
 	reading[n++] = CASE("glibc sched_getcpu()", loop_glibc_sched_getcpu);
 	reading[n++] = CASE("libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu);

@@ -56,13 +56,24 @@ FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
 FASTCPU_EXPORT int sched_getcpu(void)
 	__attribute__((alias("fastcpu_sched_getcpu")));
 
+/* getcpu() with the node from the sysfs table (Linux < 6.3: no node_id). */
+static __attribute__((noinline, cold)) int
+getcpu_table(int seen, unsigned int *cpu, unsigned int *node)
+{
+	*node = fastcpu_node_of_cpu((unsigned int)seen);
+	if (cpu != NULL)
+		*cpu = (unsigned int)seen;
+	return 0;
+}
+
 /*
  * getcpu() from the rseq area ref points at, seen being the cpu_id read.
  * The kernel rewrites all fields together on the way back to user space, so
  * reading cpu_id again after node_id and finding it unchanged means no
  * migration came in between (short of two within these three loads, from
- * CPU a to b and back to a). Without node_id (Linux < 6.3) the node comes
- * from the sysfs table, consistent by construction.
+ * CPU a to b and back to a). Without node_id the table gives the node,
+ * consistent by construction. Every call here is a tail call: the fast
+ * path needs no stack frame.
  */
 static inline int getcpu_rseq(const volatile int *ref, int seen,
 			      unsigned int *cpu, unsigned int *node)
@@ -71,21 +82,20 @@ static inline int getcpu_rseq(const volatile int *ref, int seen,
 		((const char *)ref - offsetof(struct fastcpu_rseq_abi, cpu_id));
 
 	if (node != NULL) {
-		if (unlikely(__atomic_load_n(&fastcpu_rseq_node_known,
-					     __ATOMIC_RELAXED) < 0)) {
-			*node = fastcpu_node_of_cpu((unsigned int)seen);
-		} else {
-			for (;;) {
-				unsigned int n = area->node_id;
-				int again = *ref;
+		unsigned int n;
+		int again;
 
-				if (likely(again == seen)) {
-					*node = n;
-					break;
-				}
-				seen = again;
-			}
+		if (unlikely(__atomic_load_n(&fastcpu_rseq_node_known,
+					     __ATOMIC_RELAXED) < 0))
+			return getcpu_table(seen, cpu, node);
+		for (;;) {
+			n = area->node_id;
+			again = *ref;
+			if (likely(again == seen))
+				break;
+			seen = again;
 		}
+		*node = n;
 	}
 	if (cpu != NULL)
 		*cpu = (unsigned int)seen;
@@ -127,9 +137,9 @@ FASTCPU_EXPORT int fastcpu_getcpu(unsigned int *cpu, unsigned int *node)
 	const volatile int *ref = fastcpu_cpu_id_ref;
 	int seen = *ref;
 
-	if (likely(seen >= 0))
-		return getcpu_rseq(ref, seen, cpu, node);
-	return getcpu_slow(seen, cpu, node);
+	if (unlikely(seen < 0))
+		return getcpu_slow(seen, cpu, node);
+	return getcpu_rseq(ref, seen, cpu, node);
 }
 
 /* glibc's getcpu@GLIBC_2.29 (which never reads rseq): interposed likewise. */
