@@ -13,8 +13,9 @@
  * A thread that pins itself and asks at once must see its new CPU, as glibc's
  * own tests expect (glibc reset its vgetcpu cache here for the same reason).
  * glibc's sched_setaffinity is the plain system call; this one is too, and
- * the version script binds it to GLIBC_2.3.4 only, so binaries linked to the
- * two-argument GLIBC_2.3.3 variant still reach glibc's. Another thread's
+ * the version script gives it glibc's current version node only (configure
+ * finds it), so binaries linked to the two-argument GLIBC_2.3.3 variant still
+ * reach glibc's. Another thread's
  * cache, or one changed by pthread_setaffinity_np, may stay stale for up to
  * one clock tick.
  */
