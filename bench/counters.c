@@ -12,8 +12,8 @@
 #include "measure.h"
 
 const char *const counter_names[COUNTER_KINDS] = {
-	"per-CPU shard, fastcpu_current_cpu()",
-	"per-CPU shard, glibc sched_getcpu()",
+	"per-CPU shard via fastcpu_current_cpu()",
+	"per-CPU shard via glibc sched_getcpu()",
 	"global atomic add",
 	"global CAS loop",
 	"global pthread mutex",

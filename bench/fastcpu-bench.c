@@ -21,11 +21,12 @@
 #include "report.h"
 
 static const char usage[] =
-	"usage: fastcpu-bench [--quick] [--json] [--runs N]\n"
+	"usage: fastcpu-bench [--quick] [--json | --csv] [--csv-file FILE] [--runs N]\n"
 	"Times reading the current CPU with libfastcpu and with the system\n"
 	"libc, side by side in one process; prints the seed documents' tables\n"
-	"(ns per call, best and median, empty loop subtracted) or, with --json,\n"
-	"the same numbers for machines.\n";
+	"(ns per call, best and median, empty loop subtracted) or, with --json\n"
+	"or --csv, the same numbers for machines; --csv-file also writes them\n"
+	"to FILE.\n";
 
 #define CASE(label, fn) ((struct bench_result){ .name = (label), .loop = (fn) })
 
@@ -229,7 +230,8 @@ int main(int argc, char **argv)
 	static struct forced_result forced[NFORCED];
 	static struct bench_result reading[16];
 	struct report r = { .forced_count = 0 };
-	bool json = false;
+	enum { TEXT, JSON, CSV } format = TEXT;
+	const char *csv_file = NULL;
 	int n = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -238,7 +240,11 @@ int main(int argc, char **argv)
 			counter_increments = 100000;
 			first_call_threads = 20;
 		} else if (strcmp(argv[i], "--json") == 0) {
-			json = true;
+			format = JSON;
+		} else if (strcmp(argv[i], "--csv") == 0) {
+			format = CSV;
+		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
+			csv_file = argv[++i];
 		} else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
 			cfg.runs = atoi(argv[++i]) | 1;
 		} else {
@@ -314,8 +320,20 @@ int main(int argc, char **argv)
 		r.thread_counts++;
 	}
 
-	if (json)
+	if (csv_file != NULL) {
+		FILE *f = fopen(csv_file, "w");
+
+		if (f == NULL) {
+			perror(csv_file);
+			return 1;
+		}
+		report_csv(&r, f);
+		fclose(f);
+	}
+	if (format == JSON)
 		report_json(&r, stdout);
+	else if (format == CSV)
+		report_csv(&r, stdout);
 	else
 		report_text(&r, stdout);
 	return 0;

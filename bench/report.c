@@ -295,3 +295,20 @@ void report_json(const struct report *r, FILE *out)
 			i ? "," : "", t[i].what, t[i].value, t[i].limit);
 	fprintf(out, "\n  ]\n}\n");
 }
+
+/* One row a number: table,"case",threads,best_ns,median_ns (threads 0
+ * where it does not apply); case names are quoted, as they hold commas. */
+void report_csv(const struct report *r, FILE *out)
+{
+	fprintf(out, "table,case,threads,best_ns,median_ns\n");
+	for (int i = 0; i < r->reading_count; i++)
+		fprintf(out, "reading,\"%s\",0,%.3f,%.3f\n", r->reading[i].name,
+			r->reading[i].best_ns, r->reading[i].median_ns);
+	for (int i = 0; i < r->forced_count; i++)
+		fprintf(out, "forced,\"%s\",0,%.3f,%.3f\n", r->forced[i].bound,
+			r->forced[i].sched.best_ns, r->forced[i].sched.median_ns);
+	for (int k = 0; k < COUNTER_KINDS; k++)
+		for (int t = 0; t < r->thread_counts; t++)
+			fprintf(out, "counters,\"%s\",%d,,%.3f\n", counter_names[k],
+				r->threads[t], r->counter_ns[k][t]);
+}

@@ -42,5 +42,6 @@ struct report {
 
 void report_text(const struct report *r, FILE *out);
 void report_json(const struct report *r, FILE *out);
+void report_csv(const struct report *r, FILE *out);
 
 #endif /* FASTCPU_BENCH_REPORT_H */

@@ -15,6 +15,7 @@
  *                           clock_gettime, which the cache reads;
  *   FASTCPU_HAVE_RDPID      and fastcpu_arch_rdpid()/fastcpu_arch_has_rdpid(),
  *                           where an instruction reads the CPU and node.
+ *   fastcpu_arch_thread_pointer(), where the compiler's builtin lacks it.
  * generic.h covers any other Linux architecture: rseq and the syscall only;
  * configure --enable-generic-arch selects it anywhere, to test exactly that.
  */
@@ -40,6 +41,14 @@
 
 #ifndef FASTCPU_RSEQ_SIG
 # define FASTCPU_RSEQ_SIG 0x53053053
+#endif
+
+/* The thread pointer glibc's __rseq_offset is relative to. */
+#ifndef FASTCPU_HAVE_THREAD_POINTER
+static inline void *fastcpu_arch_thread_pointer(void)
+{
+	return __builtin_thread_pointer();
+}
 #endif
 
 #endif /* FASTCPU_ARCH_H */

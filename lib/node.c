@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -19,10 +20,11 @@
  * (threads, or a signal handler interrupting a fill) store the same values,
  * so there is nothing to lock; without sysfs every CPU is on node 0.
  * Files are read with open/read/close and a small stack buffer: this may run
- * in a signal handler, on a small alternate stack.
+ * in a signal handler, on a small alternate stack. The table is mapped when
+ * first needed, not left in .bss: 16 KiB of .bss would cost every process
+ * that preloads the library one more mmap at start-up.
  */
-static uint16_t node_of[MAX_CPUS];
-static int table_ready;
+static uint16_t *table;		/* published only once filled */
 
 struct list_reader {
 	int fd;
@@ -79,13 +81,14 @@ static void for_each_in_list(const char *path, void (*fn)(unsigned long, void *)
 	close(r.fd);
 }
 
-static void set_node(unsigned long cpu, void *node)
+static void set_node(unsigned long cpu, void *arg)
 {
-	__atomic_store_n(&node_of[cpu], (uint16_t)(uintptr_t)node,
-			 __ATOMIC_RELAXED);
+	const struct { uint16_t *table; unsigned long node; } *fill = arg;
+
+	fill->table[cpu] = (uint16_t)fill->node;
 }
 
-static void read_node(unsigned long node, void *unused)
+static void read_node(unsigned long node, void *new_table)
 {
 	static const char prefix[] = "/sys/devices/system/node/node";
 	char path[sizeof(prefix) + 32], digits[24];
@@ -93,7 +96,8 @@ static void read_node(unsigned long node, void *unused)
 	unsigned long rest = node;
 	int d = 0;
 
-	(void)unused;
+	struct { uint16_t *table; unsigned long node; } fill = { new_table, node };
+
 	memcpy(path, prefix, len);
 	do
 		digits[d++] = (char)('0' + rest % 10);
@@ -101,23 +105,39 @@ static void read_node(unsigned long node, void *unused)
 	while (d > 0)
 		path[len++] = digits[--d];
 	memcpy(path + len, "/cpulist", sizeof("/cpulist"));
-	for_each_in_list(path, set_node, (void *)(uintptr_t)node);
+	for_each_in_list(path, set_node, &fill);
 }
 
-static void fill_table(void)
+/* Fills a table of its own and publishes it; a racing filler that lost
+ * unmaps its copy. NULL only if no memory could be mapped. */
+static uint16_t *fill_table(void)
 {
 	int saved = errno;
+	uint16_t *expected = NULL;
+	uint16_t *mine = mmap(NULL, MAX_CPUS * sizeof(*mine), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	for_each_in_list("/sys/devices/system/node/possible", read_node, NULL);
+	if (mine == MAP_FAILED) {
+		errno = saved;
+		return NULL;
+	}
+	for_each_in_list("/sys/devices/system/node/possible", read_node, mine);
+	if (!__atomic_compare_exchange_n(&table, &expected, mine, false,
+					 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+		munmap(mine, MAX_CPUS * sizeof(*mine));
+		mine = expected;
+	}
 	errno = saved;
-	__atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
+	return mine;
 }
 
 unsigned int fastcpu_node_of_cpu(unsigned int cpu)
 {
-	if (unlikely(!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE)))
-		fill_table();
-	if (cpu >= MAX_CPUS)
+	uint16_t *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+
+	if (unlikely(t == NULL))
+		t = fill_table();
+	if (t == NULL || cpu >= MAX_CPUS)
 		return 0;
-	return __atomic_load_n(&node_of[cpu], __ATOMIC_RELAXED);
+	return t[cpu];
 }

@@ -121,7 +121,7 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 
 	if (b->use_rseq && glibc_registered()) {
 		const volatile struct fastcpu_rseq_abi *area = (const void *)
-			((const char *)__builtin_thread_pointer() + __rseq_offset);
+			((const char *)fastcpu_arch_thread_pointer() + __rseq_offset);
 
 		/* Negative: glibc's registration failed in this thread. */
 		if ((int)area->cpu_id >= 0) {

@@ -13,6 +13,7 @@ for key in '"machine"' '"reading"' '"forced"' '"counters"' '"targets"'; do
 	esac
 done
 $bench --quick --runs 5 | grep -q '^Table 4'
+$bench --quick --runs 5 --csv | grep -q '^counters,"global pthread mutex",1,'
 if $bench --bogus 2>/dev/null; then
 	echo "bench-smoke.sh: an unknown option must fail" >&2
 	exit 1

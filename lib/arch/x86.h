@@ -17,6 +17,21 @@
 
 #define FASTCPU_HAVE_RDPID	1
 
+/* The TCB's first word is the thread pointer itself (the x86 TLS ABI);
+ * gcc before 11 has no __builtin_thread_pointer() here. */
+#define FASTCPU_HAVE_THREAD_POINTER 1
+static inline void *fastcpu_arch_thread_pointer(void)
+{
+	void *tp;
+
+#ifdef __x86_64__
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+#else
+	__asm__("mov %%gs:0, %0" : "=r"(tp));
+#endif
+	return tp;
+}
+
 /* RDPID: CPUID.(EAX=7,ECX=0):ECX bit 22. */
 static inline bool fastcpu_arch_has_rdpid(void)
 {
