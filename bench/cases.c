@@ -37,6 +37,13 @@ static int (*volatile empty_function_p)(void) = empty_function;
 /* Keeps a value alive without costing an instruction. */
 #define KEEP(x) __asm__ volatile("" : : "r"(x))
 
+/*
+ * Every loop does four operations an iteration, the empty one included: the
+ * inline reads cost well under a cycle, and one to an iteration would time
+ * the loop rather than the read.
+ */
+#define FOUR(...) __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; __VA_ARGS__
+
 void cases_init(void)
 {
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
@@ -76,9 +83,8 @@ unsigned long loop_empty(unsigned long n)
 {
 	unsigned long sum = 0;
 
-	for (unsigned long i = 0; i < n; i++) {
-		sum += i;
-		KEEP(sum);
+	for (unsigned long i = 0; i < n; i += 4) {
+		FOUR(sum += i; KEEP(sum));
 	}
 	return sum;
 }
@@ -89,9 +95,8 @@ unsigned long loop_rseq_load(unsigned long n)
 	const volatile int *cpu_id = fastcpu_cpu_id_ref;
 	unsigned long sum = 0;
 
-	for (unsigned long i = 0; i < n; i++) {
-		sum += (unsigned long)*cpu_id;
-		KEEP(sum);
+	for (unsigned long i = 0; i < n; i += 4) {
+		FOUR(sum += (unsigned long)*cpu_id; KEEP(sum));
 	}
 	return sum;
 }
@@ -100,9 +105,8 @@ unsigned long loop_current_cpu(unsigned long n)
 {
 	unsigned long sum = 0;
 
-	for (unsigned long i = 0; i < n; i++) {
-		sum += (unsigned long)fastcpu_current_cpu();
-		KEEP(sum);
+	for (unsigned long i = 0; i < n; i += 4) {
+		FOUR(sum += (unsigned long)fastcpu_current_cpu(); KEEP(sum));
 	}
 	return sum;
 }
@@ -113,10 +117,8 @@ unsigned long loop_current_cpu(unsigned long n)
 		unsigned long sum = 0;				\
 		unsigned int c = 0, node = 0;			\
 								\
-		for (unsigned long i = 0; i < n; i++) {		\
-			__VA_ARGS__;				\
-			sum += c + node;			\
-			KEEP(sum);				\
+		for (unsigned long i = 0; i < n; i += 4) {	\
+			FOUR(__VA_ARGS__; sum += c + node; KEEP(sum)); \
 		}						\
 		return sum;					\
 	}

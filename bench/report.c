@@ -29,8 +29,13 @@ static double ratio(const struct bench_result *a, const struct bench_result *b)
 /* The comparisons the project promises, each from one process. */
 struct target {
 	const char *what;
-	double value, limit;
+	double value, best, limit;	/* ratio of medians, of bests */
 };
+
+static double best_ratio(const struct bench_result *a, const struct bench_result *b)
+{
+	return a && b && b->best_ns > 0 ? a->best_ns / b->best_ns : -1;
+}
 
 static int targets(const struct report *r, struct target *t)
 {
@@ -39,17 +44,23 @@ static int targets(const struct report *r, struct target *t)
 	const struct bench_result *inl = find(r, "fastcpu_current_cpu() inline");
 	int n = 0;
 
+	const struct bench_result *ls = find(r, "libfastcpu sched_getcpu()");
+	const struct bench_result *gs = find(r, "glibc sched_getcpu()");
+	const struct bench_result *lg = find(r, "libfastcpu getcpu(&c, &n)");
+	const struct bench_result *gg = find(r, "glibc getcpu(&c, &n)");
+
 	t[n++] = (struct target){ "sched_getcpu(): libfastcpu / glibc",
-		ratio(find(r, "libfastcpu sched_getcpu()"), find(r, "glibc sched_getcpu()")),
+		ratio(ls, gs), best_ratio(ls, gs),
 		r->machine.glibc_rseq_size > 0 ? 1.0 : 0.45 };
 	t[n++] = (struct target){ "getcpu(&c, &n): libfastcpu / glibc",
-		ratio(find(r, "libfastcpu getcpu(&c, &n)"), find(r, "glibc getcpu(&c, &n)")),
-		0.5 };
-	/* The bare load costs next to nothing once the loop is subtracted, so
-	 * this one compares whole loop iterations. */
-	t[n++] = (struct target){ "fastcpu_current_cpu() / bare rseq load, per iteration",
+		ratio(lg, gg), best_ratio(lg, gg), 0.5 };
+	/* Both cost well under a cycle once the loop is subtracted, so this
+	 * one keeps the loop in (a quarter of an iteration a read). */
+	t[n++] = (struct target){ "fastcpu_current_cpu() / bare rseq load, loop included",
 		bare && inl ? (inl->median_ns + empty->median_ns) /
 			      (bare->median_ns + empty->median_ns) : -1,
+		bare && inl ? (inl->best_ns + empty->best_ns) /
+			      (bare->best_ns + empty->best_ns) : -1,
 		1.2 };
 	return n;
 }
@@ -218,13 +229,14 @@ void report_text(const struct report *r, FILE *out)
 	text_cache(r, out);
 	text_generic(r, out);
 	text_counters(r, out);
-	fprintf(out, "\nTargets (median ratios from one process):\n");
+	fprintf(out, "\nTargets (ratios of medians, and of bests, from one process):\n");
 	for (int i = 0; i < n; i++) {
 		if (t[i].value < 0)
 			fprintf(out, "  %-56s n/a\n", t[i].what);
 		else
-			fprintf(out, "  %-56s %5.2fx  (target <= %.2fx: %s)\n", t[i].what,
-				t[i].value, t[i].limit, t[i].value <= t[i].limit ? "met" : "MISSED");
+			fprintf(out, "  %-56s %5.2fx (best %4.2fx)  target <= %.2fx: %s\n",
+				t[i].what, t[i].value, t[i].best, t[i].limit,
+				t[i].value <= t[i].limit ? "met" : "MISSED");
 	}
 }
 
@@ -291,8 +303,9 @@ void report_json(const struct report *r, FILE *out)
 	}
 	fprintf(out, "\n  },\n  \"targets\": [");
 	for (int i = 0; i < n; i++)
-		fprintf(out, "%s\n    {\"what\": \"%s\", \"ratio\": %.4f, \"limit\": %.2f}",
-			i ? "," : "", t[i].what, t[i].value, t[i].limit);
+		fprintf(out, "%s\n    {\"what\": \"%s\", \"ratio\": %.4f, \"best_ratio\": %.4f, "
+			"\"limit\": %.2f}", i ? "," : "", t[i].what, t[i].value,
+			t[i].best, t[i].limit);
 	fprintf(out, "\n  ]\n}\n");
 }
 
