@@ -26,6 +26,7 @@ int main(void)
 	sr = srunner_create(suite_answers());
 	srunner_add_suite(sr, suite_backends());
 	srunner_add_suite(sr, suite_faults());
+	srunner_add_suite(sr, suite_reliability());
 	forking = srunner_fork_status(sr) == CK_FORK;
 	if (!forking) {
 		fprintf(stderr, "check_fastcpu: each test needs a fresh process: unset CK_FORK\n");

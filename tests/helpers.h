@@ -42,5 +42,6 @@ void test_check_all_cpus_in_thread(void);
 Suite *suite_answers(void);
 Suite *suite_backends(void);
 Suite *suite_faults(void);
+Suite *suite_reliability(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */
