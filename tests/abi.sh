@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 The libfastcpu authors
+# tests/abi.sh: the library exports exactly what tests/abi.txt lists, for
+# the libtool version-info it names. sched_setaffinity's glibc version node
+# differs per architecture, so only its GLIBC prefix is compared.
+set -eu
+: "${FASTCPU_LIB:?set by make check}" "${FASTCPU_LT_VERSION:?set by make check}"
+want=$(dirname "$0")/abi.txt
+recorded=$(sed -n 's/^version-info //p' "$want")
+if [ "$recorded" != "$FASTCPU_LT_VERSION" ]; then
+	echo "abi.sh: version-info is $FASTCPU_LT_VERSION, tests/abi.txt is for $recorded: update it" >&2
+	exit 1
+fi
+readelf --dyn-syms -W "$FASTCPU_LIB" |
+	awk '$5 == "GLOBAL" && $7 != "UND" && $7 != "ABS" { print $8 }' |
+	sed 's/@@GLIBC_[0-9.]*$/@@GLIBC/' | sort >"$$.have"
+grep -v -e '^#' -e '^version-info' "$want" | sort >"$$.want"
+if ! diff -u "$$.want" "$$.have"; then
+	rm -f "$$.have" "$$.want"
+	echo "abi.sh: exported symbols changed without a version-info bump (- listed, + exported)" >&2
+	exit 1
+fi
+echo "abi.sh: $(wc -l <"$$.have") symbols, as recorded for version-info $recorded"
+rm -f "$$.have" "$$.want"

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 The libfastcpu authors
+# tests/debian-package.sh WORKDIR: build the Debian packages from what git
+# has committed (dpkg-buildpackage -us -uc -b, tests included), lintian them
+# (no errors allowed), install them, use them as a user would (fastcpu info,
+# fastcpu run, a consumer built with pkg-config), and purge them again.
+# Needs root, git, debhelper, lintian.
+set -eu
+work=$(realpath "$1")
+top=$(git rev-parse --show-toplevel)
+version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+src=$work/libfastcpu-${version%-*}
+rm -rf "$work" && mkdir -p "$src"
+git -C "$top" archive HEAD | tar -x -C "$src"
+(cd "$src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1) ||
+	{ tail -40 "$work/build.log"; exit 1; }
+echo "built: $(cd "$work" && ls ./*.deb | tr '\n' ' ')"
+lintian --fail-on error "$work"/*.changes
+debs="$work/libfastcpu0_${version}_*.deb $work/libfastcpu-dev_${version}_*.deb $work/fastcpu-tools_${version}_*.deb"
+trap 'apt-get purge -y -qq libfastcpu0 libfastcpu-dev fastcpu-tools >/dev/null 2>&1 || true' EXIT
+# shellcheck disable=SC2086 # the globs are meant to expand
+apt-get install -y -qq $debs >/dev/null
+fastcpu --version
+fastcpu info
+cat >"$work/consumer.c" <<'C'
+#include <fastcpu.h>
+#include <stdio.h>
+
+int main(void)
+{
+	unsigned int cpu, node;
+	int now = fastcpu_current_cpu();
+
+	if (now < 0 || fastcpu_getcpu(&cpu, &node) != 0)
+		return 1;
+	printf("consumer: CPU %d via %s\n", now, fastcpu_backend());
+	return 0;
+}
+C
+# shellcheck disable=SC2046 # pkg-config's words are meant to split
+cc "$work/consumer.c" -o "$work/consumer" $(pkg-config --cflags --libs fastcpu)
+"$work/consumer"
+fastcpu run -- "$work/consumer"
+fastcpu bench --quick --runs 11 | tail -n 4
+man -w fastcpu.3 fastcpu.1 fastcpu-bench.1 >/dev/null
+echo "debian-package.sh: packages build, pass lintian, install and work"

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 The libfastcpu authors
+# tests/tool.sh: the fastcpu command (uninstalled: run takes --library).
+set -eu
+: "${FASTCPU_LIB:?set by make check}"
+fastcpu=../tools/fastcpu
+fail() { echo "tool.sh: $*" >&2; exit 1; }
+
+$fastcpu --version | grep -q '^fastcpu (libfastcpu) [0-9]' || fail "--version"
+$fastcpu --help | grep -q 'fastcpu run' || fail "--help"
+for bad in "" bogus "info --xml" "run" "run --library"; do
+	# shellcheck disable=SC2086 # word splitting wanted
+	if $fastcpu $bad >/dev/null 2>"$$.err"; then fail "'$bad' succeeded"; fi
+	status=0; $fastcpu $bad >/dev/null 2>&1 || status=$?
+	[ "$status" = 2 ] || fail "'$bad' exited $status, not 2"
+	grep -q '^usage: fastcpu run' "$$.err" || fail "'$bad' printed no usage"
+done
+rm -f "$$.err"
+
+info=$($fastcpu info)
+echo "$info"
+for line in 'kernel rseq:' 'glibc rseq:' 'vDSO getcpu:' 'RDPID:' 'backend:' 'why:' 'CPUs, nodes:'; do
+	echo "$info" | grep -q "^$line" || fail "info has no '$line'"
+done
+json=$($fastcpu info --json)
+case $json in
+'{"version": '*'"backend": "'*'"cpus": '*'}') ;;
+*) fail "info --json: $json" ;;
+esac
+FASTCPU_BACKEND=syscall $fastcpu info | grep -q '^backend: *syscall+cache' ||
+	fail "info does not show a forced backend"
+
+# run: preloads, appends to LD_PRELOAD, never twice.
+$fastcpu run --library "$FASTCPU_LIB" -- ./preload_probe | grep -q 'served by rseq' ||
+	fail "run did not preload the library"
+got=$(LD_PRELOAD=/nonexistent/other.so $fastcpu run --library "$FASTCPU_LIB" -- \
+	printenv LD_PRELOAD 2>/dev/null)
+[ "$got" = "/nonexistent/other.so $FASTCPU_LIB" ] || fail "run replaced LD_PRELOAD: $got"
+got=$(LD_PRELOAD=$FASTCPU_LIB $fastcpu run --library "$FASTCPU_LIB" -- printenv LD_PRELOAD)
+[ "$got" = "$FASTCPU_LIB" ] || fail "run added the library twice: $got"
+status=0; $fastcpu run --library "$FASTCPU_LIB" -- /nonexistent/command 2>/dev/null || status=$?
+[ "$status" = 127 ] || fail "a missing command exited $status, not 127"
+echo "tool.sh: fastcpu run, info, --help, --version and bad usage behave"

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* tools/fastcpu.c: the fastcpu command: run, info, bench. */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+# include <cpuid.h>
+#endif
+
+#include "fastcpu.h"
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+# define AT_RSEQ_FEATURE_SIZE 27
+#endif
+#ifndef AT_RSEQ_ALIGN
+# define AT_RSEQ_ALIGN 28
+#endif
+
+static const char usage[] =
+	"usage: fastcpu run [--library PATH] -- COMMAND [ARGS...]\n"
+	"       fastcpu info [--json]\n"
+	"       fastcpu bench [BENCH-OPTIONS...]\n"
+	"       fastcpu --help | --version\n";
+
+static const char help[] =
+	"\n"
+	"  run    run COMMAND with libfastcpu preloaded (added to LD_PRELOAD,\n"
+	"         after what is there already)\n"
+	"  info   what this machine and process offer, and what libfastcpu binds\n"
+	"  bench  the benchmark against the system libc (fastcpu-bench)\n"
+	"\n"
+	"FASTCPU_BACKEND and FASTCPU_CACHE choose the mechanism; see fastcpu(3).\n";
+
+static int fail_usage(void)
+{
+	fputs(usage, stderr);
+	return 2;
+}
+
+/* LD_PRELOAD with lib appended, unless it is in there already. */
+static char *preload_with(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t len;
+	char *value;
+
+	if (old == NULL || *old == '\0')
+		return strdup(lib);
+	if (strstr(old, lib) != NULL)
+		return strdup(old);
+	len = strlen(old) + 1 + strlen(lib) + 1;
+	value = malloc(len);
+	if (value != NULL)
+		snprintf(value, len, "%s %s", old, lib);
+	return value;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *lib = FASTCPU_LIBRARY_PATH;
+	char *preload;
+	int i = 0;
+
+	while (i < argc && strcmp(argv[i], "--") != 0) {
+		if (strcmp(argv[i], "--library") == 0 && i + 1 < argc)
+			lib = argv[i + 1], i += 2;
+		else
+			return fail_usage();
+	}
+	if (i + 1 >= argc)
+		return fail_usage();
+	preload = preload_with(lib);
+	if (preload == NULL || setenv("LD_PRELOAD", preload, 1) != 0) {
+		perror("fastcpu: LD_PRELOAD");
+		return 127;
+	}
+	execvp(argv[i + 1], argv + i + 1);
+	fprintf(stderr, "fastcpu: %s: %s\n", argv[i + 1], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
+struct facts {
+	unsigned long rseq_feature_size, rseq_align;
+	long glibc_rseq_size;	/* -1: this glibc has no rseq support */
+	bool vdso_getcpu, rdpid;
+	long cpus, nodes;
+	const char *backend, *why;
+};
+
+static bool has_rdpid(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
+#else
+	return false;
+#endif
+}
+
+static bool has_vdso_getcpu(void)
+{
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+	return vdso != NULL && (dlsym(vdso, "__vdso_getcpu") != NULL ||
+				dlsym(vdso, "__kernel_getcpu") != NULL);
+}
+
+static long count_nodes(void)
+{
+	long n = 0;
+	char path[64];
+
+	for (int i = 0; i < 4096; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", i);
+		if (access(path, F_OK) == 0)
+			n++;
+	}
+	return n ? n : 1;
+}
+
+static const char *explain(const struct facts *f)
+{
+	if (strncmp(f->backend, "rseq (glibc)", 12) == 0)
+		return "glibc registered an rseq area for every thread: one load of its cpu_id";
+	if (strncmp(f->backend, "rseq (own)", 10) == 0)
+		return "glibc did not register rseq: libfastcpu registered its own area";
+	if (getenv("FASTCPU_BACKEND") != NULL && *getenv("FASTCPU_BACKEND") != '\0' &&
+	    strcmp(getenv("FASTCPU_BACKEND"), "auto") != 0)
+		return "chosen by FASTCPU_BACKEND";
+	if (f->rseq_feature_size == 0 && f->glibc_rseq_size <= 0)
+		return "no rseq for this thread (old kernel, sandbox or emulator): the best fallback";
+	return "rseq refused for this thread: the best fallback";
+}
+
+static void gather(struct facts *f)
+{
+	const unsigned int *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+
+	f->rseq_feature_size = getauxval(AT_RSEQ_FEATURE_SIZE);
+	f->rseq_align = getauxval(AT_RSEQ_ALIGN);
+	f->glibc_rseq_size = rseq_size ? (long)*rseq_size : -1;
+	f->vdso_getcpu = has_vdso_getcpu();
+	f->rdpid = has_rdpid();
+	f->cpus = sysconf(_SC_NPROCESSORS_CONF);
+	f->nodes = count_nodes();
+	f->backend = fastcpu_backend();
+	f->why = explain(f);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	bool json = argc == 1 && strcmp(argv[0], "--json") == 0;
+	struct facts f;
+	unsigned int cpu = 0, node = 0;
+
+	if (argc > 1 || (argc == 1 && !json))
+		return fail_usage();
+	gather(&f);
+	if (fastcpu_getcpu(&cpu, &node) != 0)
+		cpu = node = ~0u;
+	if (json) {
+		printf("{\"version\": \"%s\", \"kernel_rseq_feature_size\": %lu, "
+		       "\"kernel_rseq_align\": %lu, \"glibc_rseq_size\": %ld, "
+		       "\"vdso_getcpu\": %s, \"rdpid\": %s, \"backend\": \"%s\", "
+		       "\"why\": \"%s\", \"cpus\": %ld, \"nodes\": %ld, "
+		       "\"cpu\": %d, \"node\": %d}\n",
+		       PACKAGE_VERSION, f.rseq_feature_size, f.rseq_align,
+		       f.glibc_rseq_size, f.vdso_getcpu ? "true" : "false",
+		       f.rdpid ? "true" : "false", f.backend, f.why, f.cpus,
+		       f.nodes, (int)cpu, (int)node);
+		return 0;
+	}
+	printf("libfastcpu %s\n", PACKAGE_VERSION);
+	printf("kernel rseq:      %s", f.rseq_feature_size ? "" : "feature size not advertised (Linux < 6.3)\n");
+	if (f.rseq_feature_size)
+		printf("feature size %lu, alignment %lu\n", f.rseq_feature_size, f.rseq_align);
+	if (f.glibc_rseq_size > 0)
+		printf("glibc rseq:       registered, __rseq_size %ld\n", f.glibc_rseq_size);
+	else if (f.glibc_rseq_size == 0)
+		printf("glibc rseq:       not registered (__rseq_size 0: disabled or refused)\n");
+	else
+		printf("glibc rseq:       not supported by this glibc (< 2.35)\n");
+	printf("vDSO getcpu:      %s\n", f.vdso_getcpu ? "present" : "absent");
+	printf("RDPID:            %s\n", f.rdpid ? "present" : "absent");
+	printf("backend:          %s\n", f.backend);
+	printf("why:              %s\n", f.why);
+	printf("CPUs, nodes:      %ld, %ld (this thread: CPU %d, node %d)\n",
+	       f.cpus, f.nodes, (int)cpu, (int)node);
+	return 0;
+}
+
+static int cmd_bench(char **argv)
+{
+	argv[-1] = (char *)FASTCPU_BENCH_PATH;
+	execv(FASTCPU_BENCH_PATH, argv - 1);
+	fprintf(stderr, "fastcpu: %s: %s\n", FASTCPU_BENCH_PATH, strerror(errno));
+	return 127;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return fail_usage();
+	if (strcmp(argv[1], "--help") == 0) {
+		fputs(usage, stdout);
+		fputs(help, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("fastcpu (libfastcpu) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") == 0)
+		return cmd_run(argc - 2, argv + 2);
+	if (strcmp(argv[1], "info") == 0)
+		return cmd_info(argc - 2, argv + 2);
+	if (strcmp(argv[1], "bench") == 0)
+		return cmd_bench(argv + 2);
+	return fail_usage();
+}
