@@ -273,22 +273,18 @@ void report_json(const struct report *r, FILE *out)
 	fprintf(out, "\n  },\n  \"forced\": [");
 	for (int i = 0; i < r->forced_count; i++) {
 		const struct report_forced *f = &r->forced[i];
+		const struct { const char *key; const struct bench_result *b; } fields[] = {
+			{ "sched_getcpu", &f->sched }, { "getcpu_generic", &f->generic },
+			{ "getcpu", &f->getcpu }, { "glibc_sched_getcpu", &f->glibc },
+			{ "syscall", &f->syscall }, { "miss", &f->miss }, { "hit", &f->hit },
+		};
 
-		fprintf(out, "%s\n    {\"backend\": \"%s\", \"cache\": \"%s\", \"bound\": \"%s\", ",
+		fprintf(out, "%s\n    {\"backend\": \"%s\", \"cache\": \"%s\", \"bound\": \"%s\"",
 			i ? "," : "", f->backend, f->cache, f->bound);
-		json_result(out, "sched_getcpu", &f->sched);
-		fprintf(out, ", ");
-		json_result(out, "getcpu_generic", &f->generic);
-		fprintf(out, ", ");
-		json_result(out, "getcpu", &f->getcpu);
-		fprintf(out, ", ");
-		json_result(out, "glibc_sched_getcpu", &f->glibc);
-		fprintf(out, ", ");
-		json_result(out, "syscall", &f->syscall);
-		fprintf(out, ", ");
-		json_result(out, "miss", &f->miss);
-		fprintf(out, ", ");
-		json_result(out, "hit", &f->hit);
+		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+			fprintf(out, ", ");
+			json_result(out, fields[k].key, fields[k].b);
+		}
 		fputc('}', out);
 	}
 	fprintf(out, "\n  ],\n  \"counters\": {\"threads\": [");

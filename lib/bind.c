@@ -141,6 +141,5 @@ struct fastcpu_binding fastcpu_bind(void)
 	return (struct fastcpu_binding){
 		.use_rseq = flags & USE_RSEQ,
 		.rseq_forced = flags & RSEQ_FORCED,
-		.fallback = __atomic_load_n(&fastcpu_bound_fallback, __ATOMIC_RELAXED),
 	};
 }

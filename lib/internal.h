@@ -38,11 +38,10 @@ bool fastcpu_vdso_usable(void);
 struct fastcpu_binding {
 	bool use_rseq;			/* try rseq in each thread first */
 	bool rseq_forced;		/* FASTCPU_BACKEND=rseq */
-	const struct fastcpu_backend *fallback;	/* cache applied if chosen */
 };
 struct fastcpu_binding fastcpu_bind(void);
-/* The fallback fastcpu_bind() chose, published before any thread can have
- * attached; read directly by the slow paths of attached threads. */
+/* The fallback fastcpu_bind() chose (with the cache if chosen), published
+ * before any thread can have attached; read by attached threads' slow paths. */
 extern const struct fastcpu_backend *fastcpu_bound_fallback;
 /* One line on stderr, at most once per process per distinct key. */
 void fastcpu_warn_once(unsigned int key, const char *line);
@@ -68,8 +67,6 @@ extern int fastcpu_rseq_node_known;
 /* Values fastcpu_cpu_id_ref points at before and instead of an rseq area. */
 #define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
 #define FASTCPU_CPU_NO_RSEQ	(-2)	/* thread uses the fallback */
-extern const int fastcpu_cpu_unattached;
-extern const int fastcpu_cpu_no_rseq;
 
 /* The NUMA node of a CPU from sysfs, read once on first need (node.c). */
 unsigned int fastcpu_node_of_cpu(unsigned int cpu);

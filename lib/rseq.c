@@ -22,8 +22,8 @@
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 
-const int fastcpu_cpu_unattached = FASTCPU_CPU_UNATTACHED;
-const int fastcpu_cpu_no_rseq = FASTCPU_CPU_NO_RSEQ;
+static const int cpu_unattached = FASTCPU_CPU_UNATTACHED;
+static const int cpu_no_rseq = FASTCPU_CPU_NO_RSEQ;
 
 /* Initial-exec TLS: a static TLS slot read at a fixed offset from the thread
  * pointer, never allocated lazily (so async-signal-safe), and initialised by
@@ -31,7 +31,7 @@ const int fastcpu_cpu_no_rseq = FASTCPU_CPU_NO_RSEQ;
 #define FASTCPU_TLS __thread __attribute__((tls_model("initial-exec")))
 
 FASTCPU_EXPORT FASTCPU_TLS const volatile int *fastcpu_cpu_id_ref =
-	&fastcpu_cpu_unattached;
+	&cpu_unattached;
 
 /* The library's own area, for threads glibc did not register. Static TLS of
  * a module that is never unloaded (-z nodelete): its memory lives exactly as
@@ -116,7 +116,7 @@ static bool register_own(const struct fastcpu_binding *b)
 
 void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 {
-	const volatile int *ref = &fastcpu_cpu_no_rseq;
+	const volatile int *ref = &cpu_no_rseq;
 	unsigned char who = FASTCPU_RSEQ_NONE;
 
 	if (b->use_rseq && glibc_registered()) {

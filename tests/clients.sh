@@ -10,39 +10,34 @@ set -eu
 : "${FASTCPU_LIB:?set by make check}"
 ran=0
 
-# bound PROGRAM_OR_LIB LOG: the reference from PROGRAM_OR_LIB went to us.
-bound() {
-	grep -E "binding file [^ ]*$1[^ ]* \[0\] to [^ ]*libfastcpu\.so[^ ]* \[0\]: normal symbol \`sched_getcpu'" "$2" >/dev/null
+# served NAME LIBRARY PRELOAD COMMAND...: run COMMAND with PRELOAD, in both
+# rseq setups; LIBRARY's own sched_getcpu reference must go to libfastcpu.
+served() {
+	name=$1 library=$2 preload=$3
+	shift 3
+	for tunables in "" glibc.pthread.rseq=0; do
+		log=$(mktemp)
+		GLIBC_TUNABLES=$tunables LD_DEBUG=bindings LD_PRELOAD=$preload "$@" 2>"$log"
+		if ! grep -E "binding file [^ ]*$library[^ ]* \[0\] to [^ ]*libfastcpu\.so[^ ]* \[0\]: normal symbol \`sched_getcpu'" \
+			"$log" >/dev/null; then
+			echo "clients.sh: $name's sched_getcpu not bound to libfastcpu" >&2
+			exit 1
+		fi
+		echo "$name (GLIBC_TUNABLES=$tunables): served by libfastcpu"
+		rm -f "$log"
+	done
+	ran=1
 }
 
 jemalloc=$(ldconfig -p 2>/dev/null | awk '/libjemalloc\.so\.2 /{ print $NF; exit }')
 if [ -n "$jemalloc" ]; then
-	for tunables in "" glibc.pthread.rseq=0; do
-		log=$(mktemp)
-		GLIBC_TUNABLES=$tunables MALLOC_CONF=percpu_arena:percpu \
-			LD_DEBUG=bindings LD_PRELOAD="$jemalloc $FASTCPU_LIB" \
-			./malloc_workload 2>"$log"
-		bound libjemalloc "$log" ||
-			{ echo "clients.sh: jemalloc's sched_getcpu not bound to libfastcpu" >&2; exit 1; }
-		echo "jemalloc percpu_arena (GLIBC_TUNABLES=$tunables): served by libfastcpu"
-		rm -f "$log"
-	done
-	ran=1
+	MALLOC_CONF=percpu_arena:percpu served "jemalloc percpu_arena" libjemalloc \
+		"$jemalloc $FASTCPU_LIB" ./malloc_workload
 else
 	echo "clients.sh: libjemalloc2 not installed; jemalloc skipped"
 fi
-
 if [ -x ./client_urcu ]; then
-	for tunables in "" glibc.pthread.rseq=0; do
-		log=$(mktemp)
-		GLIBC_TUNABLES=$tunables LD_DEBUG=bindings LD_PRELOAD="$FASTCPU_LIB" \
-			./client_urcu 2>"$log"
-		bound liburcu "$log" ||
-			{ echo "clients.sh: liburcu's sched_getcpu not bound to libfastcpu" >&2; exit 1; }
-		echo "liburcu per-CPU call_rcu (GLIBC_TUNABLES=$tunables): served by libfastcpu"
-		rm -f "$log"
-	done
-	ran=1
+	served "liburcu per-CPU call_rcu" liburcu "$FASTCPU_LIB" ./client_urcu
 else
 	echo "clients.sh: liburcu-dev not installed at configure time; liburcu skipped"
 fi

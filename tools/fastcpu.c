@@ -15,13 +15,7 @@
 #endif
 
 #include "fastcpu.h"
-
-#ifndef AT_RSEQ_FEATURE_SIZE
-# define AT_RSEQ_FEATURE_SIZE 27
-#endif
-#ifndef AT_RSEQ_ALIGN
-# define AT_RSEQ_ALIGN 28
-#endif
+#include "rseq-abi.h"	/* AT_RSEQ_* where libc headers lack them */
 
 static const char usage[] =
 	"usage: fastcpu run [--library PATH] -- COMMAND [ARGS...]\n"
