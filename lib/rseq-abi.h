@@ -46,6 +46,5 @@ _Static_assert(offsetof(struct fastcpu_rseq_abi, mm_cid) == 24, "rseq ABI");
 # define AT_RSEQ_ALIGN		28
 #endif
 
-#define FASTCPU_RSEQ_FLAG_UNREGISTER	1
 
 #endif /* FASTCPU_RSEQ_ABI_H */
