@@ -46,5 +46,4 @@ _Static_assert(offsetof(struct fastcpu_rseq_abi, mm_cid) == 24, "rseq ABI");
 # define AT_RSEQ_ALIGN		28
 #endif
 
-
 #endif /* FASTCPU_RSEQ_ABI_H */
