@@ -11,7 +11,7 @@
 
 #include "measure.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)	/* i686 has no LFENCE without SSE2 */
 # include <x86intrin.h>
 /* Single shots need a finer clock than clock_gettime, which may tick in
  * steps of 10 ns or more: the TSC, fenced, scaled by a calibration. */

@@ -95,17 +95,17 @@ static const struct fastcpu_backend *forced_fallback(enum choice c)
 }
 
 /*
- * The cache costs a coarse-clock read per hit. auto puts it only in front
- * of the system call: measured on x86-64 a hit is ~7 ns against ~150 ns for
- * the syscall but 3-4 ns for RDPID and the vDSO, and on arm64 (no vDSO
- * getcpu) the syscall is all there is without rseq.
+ * The cache costs a clock read per hit. auto puts it only in front of the
+ * system call: measured on x86-64 a hit is ~5 ns against ~150 ns for the
+ * syscall but 3-4 ns for RDPID and the vDSO, and on arm64 and riscv (no
+ * real vDSO getcpu) the syscall is all there is without rseq.
  */
 static const struct fastcpu_backend *
 apply_cache(const struct fastcpu_backend *b, enum cache_choice c)
 {
 	bool on = c == CACHE_ON || (c == CACHE_AUTO && b == &fastcpu_backend_syscall);
 
-	return on && fastcpu_cache_usable() ? fastcpu_cache_wrap(b) : b;
+	return on && fastcpu_tick_usable() ? fastcpu_cache_wrap(b) : b;
 }
 
 static unsigned int bind_now(void)

@@ -2,79 +2,55 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/cache.c: the jiffy-style per-thread cache in front of a slow backend. */
 
-#include <errno.h>
-#include <time.h>
-
-#include "arch.h"
 #include "internal.h"
-#include "vdso.h"
 
 /*
- * Seed 000's getcpu cache: per thread, the answer and the clock tick it was
- * read in. CLOCK_MONOTONIC_COARSE is the kernel's tick-granular clock, read
- * from the vDSO without a system call, so an answer is reused for at most
- * one scheduler tick (1-10 ms). The vDSO's clock_gettime is called directly
- * where the architecture names it: a hit costs about a third less than
- * through glibc's wrapper. The thread's own sched_setaffinity()
- * invalidates it (affinity.c), so pinning is seen by the very next call.
+ * Seed 000's getcpu cache: per thread, the answer and the tick it was read
+ * in (tick.c: a hardware counter's millisecond, or the kernel's 1-10 ms
+ * coarse clock), so an answer is reused for at most one tick. The thread's
+ * own sched_setaffinity() invalidates it (affinity.c), so pinning is seen
+ * by the very next call.
  *
  * cpu and node share one word, written with one store: a signal handler
  * that interrupts an update and updates the cache itself can make the key
  * and the pair come from different ticks, but never tear the pair.
  */
-#define KEY_INVALID	0u
+#define KEY_INVALID	0u	/* no tick is 0 */
 #define CPU_BITS	20
 #define CPU_MASK	((1u << CPU_BITS) - 1)
 
 struct cache_slot {
 	volatile uint32_t key;
 	volatile uint32_t cpu_node;
+	volatile uint32_t held;		/* inside sched_setaffinity(): no fills */
 };
 
 static __thread struct cache_slot slot __attribute__((tls_model("initial-exec")));
 
-typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
-static clock_gettime_fn read_clock = clock_gettime;	/* bind may refine */
-
-/* The coarse clock, folded to 32 bits (ns modulo 2^32): equal only within
- * one tick, short of a wrap landing on the very same nanosecond. */
-static uint32_t tick_key(void)
+/*
+ * Around the thread's own sched_setaffinity(): a signal handler that asks
+ * after the migration but before the call returns (qemu-user delivers
+ * signals exactly there) must not be served, nor fill the cache with, the
+ * CPU from before it.
+ */
+void fastcpu_cache_hold(void)
 {
-	struct timespec ts;
-	uint32_t key;
-
-	read_clock(CLOCK_MONOTONIC_COARSE, &ts);	/* cannot fail: bind checked */
-	key = (uint32_t)ts.tv_sec * 1000000000u + (uint32_t)ts.tv_nsec;
-	return key == KEY_INVALID ? 1 : key;
+	slot.held++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	slot.key = KEY_INVALID;
 }
 
-/* Checked once when binding, so that tick_key() never sees a failure that
- * would leave errno changed on a successful call. */
-bool fastcpu_cache_usable(void)
-{
-	struct timespec ts;
-	int saved = errno;
-	bool ok = clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
-#ifdef FASTCPU_VDSO_CLOCK_GETTIME
-	clock_gettime_fn vdso = (clock_gettime_fn)fastcpu_vdso_lookup(
-		FASTCPU_VDSO_CLOCK_GETTIME, FASTCPU_VDSO_CLOCK_VERSION);
-
-	if (ok && vdso != NULL && vdso(CLOCK_MONOTONIC_COARSE, &ts) == 0)
-		__atomic_store_n(&read_clock, vdso, __ATOMIC_RELAXED);
-#endif
-	errno = saved;
-	return ok;
-}
-
-void fastcpu_cache_invalidate(void)
+void fastcpu_cache_release(void)
 {
 	slot.key = KEY_INVALID;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	slot.held--;
 }
 
 static inline int cached_cpu_node(const struct fastcpu_backend *base,
 				  unsigned int *cpu, unsigned int *node)
 {
-	uint32_t key = tick_key(), packed;
+	uint32_t key = fastcpu_tick(), packed;
 
 	if (likely(key == slot.key && key != KEY_INVALID)) {
 		packed = slot.cpu_node;
@@ -82,6 +58,8 @@ static inline int cached_cpu_node(const struct fastcpu_backend *base,
 		if (base->cpu_node(cpu, node) != 0)
 			return -1;
 		packed = (*cpu & CPU_MASK) | (*node << CPU_BITS);
+		if (slot.held)
+			return 0;
 		slot.key = KEY_INVALID;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		slot.cpu_node = packed;

@@ -50,8 +50,17 @@ enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
 
 /* The jiffy-style per-thread cache in front of a backend (cache.c). */
 const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b);
-void fastcpu_cache_invalidate(void);
-bool fastcpu_cache_usable(void);
+void fastcpu_cache_hold(void);		/* no cached answers until */
+void fastcpu_cache_release(void);	/* this, which also invalidates */
+
+/* The cache's clock (tick.c): chosen by fastcpu_tick_usable() when binding;
+ * fastcpu_tick() is never 0 and changes at least every 10 ms. */
+bool fastcpu_tick_usable(void);
+extern uint32_t (*fastcpu_tick_fn)(void);
+static inline uint32_t fastcpu_tick(void)
+{
+	return __atomic_load_n(&fastcpu_tick_fn, __ATOMIC_RELAXED)();
+}
 
 /* Per-thread rseq attachment (rseq.c). */
 enum fastcpu_rseq_owner { FASTCPU_RSEQ_NONE, FASTCPU_RSEQ_GLIBC,

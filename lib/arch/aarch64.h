@@ -6,6 +6,28 @@
 # error "include arch.h, not arch/aarch64.h"
 #endif
 
+#include <stdint.h>
+
 #define FASTCPU_RSEQ_SIG	0xd428bc00	/* BRK #0x45E0 */
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"
 #define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_2.6.39"
+
+/* The generic timer's virtual count, which Linux lets EL0 read (and
+ * emulates where an erratum makes it trap): the cache's clock. */
+#define FASTCPU_HAVE_COUNTER 1
+static inline uint64_t fastcpu_arch_counter(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+/* Firmware sets it; 0 (never set) makes the cache use the coarse clock. */
+static inline uint64_t fastcpu_arch_counter_hz(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(v));
+	return v;
+}

@@ -6,8 +6,41 @@
 # error "include arch.h, not arch/powerpc.h"
 #endif
 
-#define FASTCPU_RSEQ_SIG	0x0fe5000b
+#include <stdint.h>
+
+#define FASTCPU_RSEQ_SIG	0x0fe5000b	/* twui r5, 11 */
 #define FASTCPU_VDSO_GETCPU	"__kernel_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_2.6.15"
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"
 #define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_2.6.15"
+
+/* GCC 12 has no __builtin_thread_pointer here: r13 (ppc64) or r2 (ppc)
+ * is the thread pointer glibc's __rseq_offset counts from. */
+#define FASTCPU_HAVE_THREAD_POINTER 1
+static inline void *fastcpu_arch_thread_pointer(void)
+{
+	void *tp;
+
+#ifdef __powerpc64__
+	__asm__("mr %0, 13" : "=r"(tp));
+#else
+	__asm__("mr %0, 2" : "=r"(tp));
+#endif
+	return tp;
+}
+
+/* The time base, readable from user mode; glibc knows its frequency (from
+ * the vDSO or /proc/cpuinfo) and answers 0 when it does not. */
+#ifdef __GLIBC__
+# include <sys/platform/ppc.h>
+# define FASTCPU_HAVE_COUNTER 1
+static inline uint64_t fastcpu_arch_counter(void)
+{
+	return __ppc_get_timebase();
+}
+
+static inline uint64_t fastcpu_arch_counter_hz(void)
+{
+	return __ppc_get_timebase_freq();
+}
+#endif

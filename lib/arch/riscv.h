@@ -6,8 +6,24 @@
 # error "include arch.h, not arch/riscv.h"
 #endif
 
+#include <stdint.h>
+
 #define FASTCPU_RSEQ_SIG	0xf1401073	/* csrr mhartid, x0 */
-#define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
-#define FASTCPU_VDSO_VERSION	"LINUX_4.15"
+/* No FASTCPU_VDSO_GETCPU: the riscv vDSO's __vdso_getcpu is the system call
+ * itself (li a7, __NR_getcpu; ecall), so the cached syscall beats it. */
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
 #define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_4.15"
+
+#if __riscv_xlen == 64
+/* The time CSR; its frequency is the device tree's timebase-frequency
+ * (counter.c), without which the cache uses the coarse clock. */
+# define FASTCPU_HAVE_COUNTER 1
+# define FASTCPU_COUNTER_HZ_FROM_DEVICE_TREE 1
+static inline uint64_t fastcpu_arch_counter(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("rdtime %0" : "=r"(v));
+	return v;
+}
+#endif

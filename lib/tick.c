@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/tick.c: the clock that ages the cache's answers (cache.c). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "internal.h"
+#include "vdso.h"
+
+/*
+ * A cached answer is good for one tick. The best tick is a counter that
+ * user mode reads with one instruction (arm64's generic timer, the ppc time
+ * base, the riscv time CSR), cut by its frequency into periods of at most a
+ * millisecond: no call at all. Where there is none, or its frequency is
+ * unknown, the tick is the kernel's own: CLOCK_MONOTONIC_COARSE, 1-10 ms,
+ * read through the vDSO's clock_gettime directly where the architecture
+ * names it (a third cheaper than through libc's wrapper), else libc's.
+ * Either way a tick is a 32-bit value, never 0, equal only within one
+ * period, short of a wrap (49 days of counter periods) landing on it.
+ */
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
+static clock_gettime_fn coarse_clock = clock_gettime;
+
+static uint32_t nonzero(uint32_t tick)
+{
+	return tick == 0 ? 1 : tick;
+}
+
+static uint32_t coarse_clock_tick(void)
+{
+	struct timespec ts;
+
+	coarse_clock(CLOCK_MONOTONIC_COARSE, &ts);	/* cannot fail: checked */
+	return nonzero((uint32_t)ts.tv_sec * 1000000000u + (uint32_t)ts.tv_nsec);
+}
+
+uint32_t (*fastcpu_tick_fn)(void) = coarse_clock_tick;
+
+#ifdef FASTCPU_HAVE_COUNTER
+static unsigned int counter_shift;
+
+static uint32_t counter_tick(void)
+{
+	return nonzero((uint32_t)(fastcpu_arch_counter() >> counter_shift));
+}
+
+# ifdef FASTCPU_COUNTER_HZ_FROM_DEVICE_TREE
+/* The /cpus node's timebase-frequency: one or two big-endian cells. */
+static uint64_t fastcpu_arch_counter_hz(void)
+{
+	unsigned char cell[8];
+	uint64_t hz = 0;
+	ssize_t len;
+	int fd = open("/proc/device-tree/cpus/timebase-frequency",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	len = read(fd, cell, sizeof(cell));
+	close(fd);
+	if (len != 4 && len != 8)
+		return 0;
+	for (ssize_t i = 0; i < len; i++)
+		hz = hz << 8 | cell[i];
+	return hz;
+}
+# endif
+
+/* Periods of the largest power of two of counts within a millisecond; a
+ * frequency outside 1 MHz-100 GHz is taken as unknown. */
+static bool use_counter(void)
+{
+	uint64_t hz = fastcpu_arch_counter_hz();
+	unsigned int shift = 0;
+
+	if (hz < 1000000 || hz > 100000000000ull)
+		return false;
+	while ((2ull << shift) <= hz / 1000)
+		shift++;
+	counter_shift = shift;
+	__atomic_store_n(&fastcpu_tick_fn, counter_tick, __ATOMIC_RELAXED);
+	return true;
+}
+#else
+static bool use_counter(void)
+{
+	return false;
+}
+#endif
+
+/* Chooses the tick, once, when binding: also checks the coarse clock works,
+ * so that a tick never meets a failure that would change errno. */
+bool fastcpu_tick_usable(void)
+{
+	struct timespec ts;
+	int saved = errno;
+	bool ok = use_counter() ||
+		  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
+#ifdef FASTCPU_VDSO_CLOCK_GETTIME
+	clock_gettime_fn vdso;
+
+	/* The vDSO fills the kernel's old timespec, two longs: not a 64-bit
+	 * time_t's on a 32-bit machine (musl, _TIME_BITS=64). */
+	if (ok && fastcpu_tick_fn == coarse_clock_tick &&
+	    sizeof(struct timespec) == 2 * sizeof(long)) {
+		vdso = (clock_gettime_fn)fastcpu_vdso_lookup(
+			FASTCPU_VDSO_CLOCK_GETTIME, FASTCPU_VDSO_CLOCK_VERSION);
+		if (vdso != NULL && vdso(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+			__atomic_store_n(&coarse_clock, vdso, __ATOMIC_RELAXED);
+	}
+#endif
+	errno = saved;
+	return ok;
+}
