@@ -29,6 +29,8 @@ _Static_assert(offsetof(struct fastcpu_rseq_abi, rseq_cs) == 8, "rseq ABI");
 _Static_assert(offsetof(struct fastcpu_rseq_abi, node_id) == 20, "rseq ABI");
 _Static_assert(offsetof(struct fastcpu_rseq_abi, mm_cid) == 24, "rseq ABI");
 
+#define FASTCPU_RSEQ_FLAG_UNREGISTER	1
+
 /* The size and alignment every kernel accepts (the first ABI's struct). */
 #define FASTCPU_RSEQ_ORIG_SIZE	32
 /* Room reserved per thread for the library's own area: the kernel's feature

@@ -35,13 +35,19 @@ FASTCPU_EXPORT FASTCPU_TLS const volatile int *fastcpu_cpu_id_ref =
 
 /* The library's own area, for threads glibc did not register. Static TLS of
  * a module that is never unloaded (-z nodelete): its memory lives exactly as
- * long as the thread, which is as long as the kernel may write to it. */
-static FASTCPU_TLS union {
-	struct fastcpu_rseq_abi abi;
-	char room[FASTCPU_RSEQ_AREA_SIZE];
-} own_area __attribute__((aligned(FASTCPU_RSEQ_AREA_SIZE))) = {
-	.abi.cpu_id = (uint32_t)FASTCPU_CPU_UNATTACHED,
-};
+ * long as the thread, which is as long as the kernel may write to it. It is
+ * aligned at run time inside room for it: a TLS block aligned beyond glibc's
+ * static TLS (16 bytes on arm64) cannot be dlopen()ed ("cannot allocate
+ * memory in static TLS block"). */
+static FASTCPU_TLS unsigned char own_room[2 * FASTCPU_RSEQ_AREA_SIZE];
+
+static struct fastcpu_rseq_abi *own_area(void)
+{
+	uintptr_t at = ((uintptr_t)own_room + FASTCPU_RSEQ_AREA_SIZE - 1) &
+		       ~(uintptr_t)(FASTCPU_RSEQ_AREA_SIZE - 1);
+
+	return (struct fastcpu_rseq_abi *)at;
+}
 
 static FASTCPU_TLS unsigned char owner;		/* enum fastcpu_rseq_owner */
 
@@ -77,6 +83,51 @@ static unsigned long own_area_length(void)
 	return len;
 }
 
+#ifdef __GLIBC__
+static void unregister_at_thread_exit(void)
+{
+	/* glibc frees a thread's stack, and with it its static TLS, only
+	 * after the kernel has cleared the thread's tid: nothing to do. */
+}
+#else
+/*
+ * musl unmaps a detached thread's stack, which holds its static TLS and so
+ * this area, before the thread's last system call: a kernel that updates
+ * the area after that (on a preemption) finds it gone and kills the
+ * process. A thread-specific-data destructor runs before the unmapping and
+ * unregisters the area, after pointing the thread at the fallback.
+ */
+# include <pthread.h>
+
+static pthread_key_t exit_key;
+static bool exit_key_made;
+
+static void unregister_own(void *unused)
+{
+	(void)unused;
+	fastcpu_cpu_id_ref = &cpu_no_rseq;
+	owner = FASTCPU_RSEQ_NONE;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fastcpu_raw_syscall_errno(__NR_rseq, (long)own_area(),
+				  (long)own_area_length(),
+				  FASTCPU_RSEQ_FLAG_UNREGISTER,
+				  (long)FASTCPU_RSEQ_SIG);
+}
+
+/* At load, where taking musl's key lock is safe (a first call may be in a
+ * signal handler); pthread_setspecific() below is a plain store. */
+__attribute__((constructor)) static void make_exit_key(void)
+{
+	exit_key_made = pthread_key_create(&exit_key, unregister_own) == 0;
+}
+
+static void unregister_at_thread_exit(void)
+{
+	if (exit_key_made)
+		pthread_setspecific(exit_key, own_area());	/* non-NULL */
+}
+#endif
+
 /* The one line for FASTCPU_BACKEND=rseq when a thread cannot have it. */
 static void warn_rseq_refused(long err)
 {
@@ -102,11 +153,13 @@ static bool register_own(const struct fastcpu_binding *b)
 	if (__atomic_load_n(&rseq_absent, __ATOMIC_RELAXED))
 		ret = -ENOSYS;
 	else
-		ret = fastcpu_raw_syscall_errno(__NR_rseq, (long)&own_area,
+		ret = fastcpu_raw_syscall_errno(__NR_rseq, (long)own_area(),
 						(long)own_area_length(), 0,
 						(long)FASTCPU_RSEQ_SIG);
-	if (ret == 0 || ret == -EBUSY)
+	if (ret == 0 || ret == -EBUSY) {
+		unregister_at_thread_exit();
 		return true;
+	}
 	if (ret == -ENOSYS)
 		__atomic_store_n(&rseq_absent, 1, __ATOMIC_RELAXED);
 	if (b->rseq_forced)
@@ -129,7 +182,7 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 			who = FASTCPU_RSEQ_GLIBC;
 		}
 	} else if (b->use_rseq && register_own(b)) {
-		ref = (const volatile int *)&own_area.abi.cpu_id;
+		ref = (const volatile int *)&own_area()->cpu_id;
 		who = FASTCPU_RSEQ_OWN;
 	}
 	if (who != FASTCPU_RSEQ_NONE && !fastcpu_rseq_node_known)
