@@ -22,9 +22,13 @@
 FASTCPU_EXPORT int sched_setaffinity(pid_t pid, size_t size,
 				     const cpu_set_t *set)
 {
-	long ret = syscall(SYS_sched_setaffinity, pid, size, set);
+	bool self = pid == 0 || pid == (pid_t)syscall(SYS_gettid);
+	long ret;
 
-	if (ret == 0 && (pid == 0 || pid == (pid_t)syscall(SYS_gettid)))
-		fastcpu_cache_invalidate();
+	if (self)
+		fastcpu_cache_hold();
+	ret = syscall(SYS_sched_setaffinity, pid, size, set);
+	if (self)
+		fastcpu_cache_release();
 	return (int)ret;
 }
