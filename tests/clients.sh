@@ -30,11 +30,11 @@ served() {
 }
 
 jemalloc=$(ldconfig -p 2>/dev/null | awk '/libjemalloc\.so\.2 /{ print $NF; exit }')
-if [ -n "$jemalloc" ]; then
+if [ -n "$jemalloc" ] && sh "$(dirname "$0")/same-machine.sh" "$jemalloc" "$FASTCPU_LIB"; then
 	MALLOC_CONF=percpu_arena:percpu served "jemalloc percpu_arena" libjemalloc \
 		"$jemalloc $FASTCPU_LIB" ./malloc_workload
 else
-	echo "clients.sh: libjemalloc2 not installed; jemalloc skipped"
+	echo "clients.sh: no libjemalloc2 for this library's machine; jemalloc skipped"
 fi
 if [ -x ./client_urcu ]; then
 	served "liburcu per-CPU call_rcu" liburcu "$FASTCPU_LIB" ./client_urcu

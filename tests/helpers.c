@@ -2,7 +2,9 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* tests/helpers.c: pinning, the kernel's answers, and the checks of them. */
 
-#include <cpuid.h>
+#if defined(__x86_64__) || defined(__i386__)
+# include <cpuid.h>
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/filter.h>
@@ -10,6 +12,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
@@ -114,8 +117,9 @@ bool test_cpu_has_rdpid(void)
 
 bool test_has_vdso_getcpu(void)
 {
+/* riscv's vDSO getcpu is the system call itself: the library skips it. */
 #if (defined(__x86_64__) || defined(__i386__) || defined(__powerpc__) || \
-	defined(__s390__) || defined(__riscv) || defined(__loongarch__)) && \
+	defined(__s390__) || defined(__loongarch__)) && \
 	!defined(FASTCPU_ARCH_GENERIC)
 	return getauxval(AT_SYSINFO_EHDR) != 0;
 #else
@@ -123,7 +127,35 @@ bool test_has_vdso_getcpu(void)
 #endif
 }
 
+bool test_emulated(void)
+{
+	const char *e = getenv("FASTCPU_TEST_EMULATED");
+
+	return e != NULL && *e != '\0';
+}
+
+static void install_filter(int err, bool also_getcpu, bool in_test);
+
+bool test_seccomp_works(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		install_filter(EPERM, false, false);
+		_exit(0);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 void test_deny_rseq(int err, bool also_getcpu)
+{
+	install_filter(err, also_getcpu, true);
+}
+
+/* in_test: fail the test if the filter cannot be installed, else _exit(1). */
+static void install_filter(int err, bool also_getcpu, bool in_test)
 {
 	unsigned int deny = SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA);
 	struct sock_filter filter[] = {
@@ -139,6 +171,9 @@ void test_deny_rseq(int err, bool also_getcpu)
 		.filter = filter,
 	};
 
+	if (!in_test && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+			 prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0))
+		_exit(1);
 	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
 	ck_assert_msg(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0,
 		      "seccomp: %s", strerror(errno));

@@ -28,6 +28,13 @@ bool test_kernel_rseq_usable(void);	/* a fresh thread could register */
 bool test_cpu_has_rdpid(void);
 bool test_has_vdso_getcpu(void);
 
+/* Whether the suite runs under qemu-user (FASTCPU_TEST_EMULATED, set by
+ * tests/cross.sh), which has no seccomp, no raw clone() and its own memory
+ * in the resident set. */
+bool test_emulated(void);
+/* Whether this process could install a seccomp filter (not under qemu-user). */
+bool test_seccomp_works(void);
+
 /* Makes the rseq system call (and, if also_getcpu, getcpu) fail with err
  * for this process from now on, with a seccomp filter. */
 void test_deny_rseq(int err, bool also_getcpu);

@@ -2,9 +2,11 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* tests/suite-backends.c: each backend and cache setting forced in turn. */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "expect.h"
@@ -32,6 +34,44 @@ START_TEST(forced_backend_every_cpu)
 	ck_assert_str_eq(fastcpu_backend(),
 			 expect_backend_name(backend, cache, expect_rseq_ok(),
 					     buf, sizeof(buf)));
+}
+END_TEST
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * The cache's clock really ticks: after a migration the cache was not told
+ * of (pthread_setaffinity_np is not sched_setaffinity), the new CPU shows
+ * within one tick, 10 ms at most (HZ=100), well inside the 100 ms allowed
+ * here. A clock that never moves, or a counter cut too coarsely, fails.
+ */
+START_TEST(cache_expires_within_a_tick)
+{
+	int from = test_first_allowed(), to = from;
+	cpu_set_t one;
+	double start, waited;
+
+	do
+		to = (to + 1) % CPU_SETSIZE;
+	while (!CPU_ISSET(to, &test_allowed));
+	setenv("FASTCPU_BACKEND", "syscall", 1);
+	setenv("FASTCPU_CACHE", "on", 1);
+	test_pin(from);
+	ck_assert_int_eq(sched_getcpu(), from);
+	CPU_ZERO(&one);
+	CPU_SET(to, &one);
+	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	start = now_ms();
+	while (sched_getcpu() != to && now_ms() - start < 1000)
+		;
+	waited = now_ms() - start;
+	ck_assert_msg(waited < 100, "the cache kept CPU %d for %.1f ms", from, waited);
 }
 END_TEST
 
@@ -139,6 +179,8 @@ Suite *suite_backends(void)
 	tcase_add_test(tc, invalid_backend_warns_once);
 	tcase_add_test(tc, invalid_cache_warns_once);
 	tcase_add_test(tc, valid_settings_are_silent);
+	if (CPU_COUNT(&test_allowed) > 1)
+		tcase_add_test(tc, cache_expires_within_a_tick);
 	if (missing_backend() != NULL)	/* valgrind, a generic build */
 		tcase_add_test(tc, unavailable_backend_warns_once);
 	suite_add_tcase(s, tc);

@@ -132,7 +132,8 @@ START_TEST(thread_churn)
 	churn(scaled(10000));
 	after = resident_kib();
 	ck_assert_int_eq(wrong, 0);
-	if (!instrumented())
+	/* Sanitizers' and qemu's own bookkeeping grows with threads. */
+	if (!instrumented() && !test_emulated())
 		ck_assert_msg(after - warm < 1024, "resident set grew from %ld to %ld KiB",
 			      warm, after);
 }
@@ -211,20 +212,19 @@ START_TEST(fork_child_right)
 END_TEST
 
 /* posix_spawn is vfork + exec in glibc: the new program starts clean and
- * gets the library again through LD_PRELOAD, inherited as usual. */
+ * gets the library again through LD_PRELOAD, inherited as usual (with the
+ * rest of the environment: qemu-user's QEMU_LD_PREFIX under emulation). */
 START_TEST(spawned_program_preloaded)
 {
 	const char *lib = getenv("FASTCPU_LIB");
 	char *argv[] = { "preload_probe", NULL };
-	char preload[4096];
-	char *envp[] = { preload, NULL };
 	int status;
 	pid_t pid;
 
 	ck_assert_ptr_nonnull(lib);
 	(void)sched_getcpu();
-	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", lib);
-	ck_assert_int_eq(posix_spawn(&pid, "./preload_probe", NULL, NULL, argv, envp), 0);
+	ck_assert_int_eq(setenv("LD_PRELOAD", lib, 1), 0);	/* forked test */
+	ck_assert_int_eq(posix_spawn(&pid, "./preload_probe", NULL, NULL, argv, environ), 0);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
@@ -269,6 +269,10 @@ START_TEST(raw_clone_thread)
 	ck_assert_ptr_ne(stack, MAP_FAILED);
 	(void)sched_getcpu();
 	pid = clone(cloned, stack + size, CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0 && errno == EINVAL && test_emulated()) {
+		fputs("raw_clone_thread: qemu-user refuses CLONE_VM without threads: skipped\n", stderr);
+		return;
+	}
 	ck_assert_int_gt(pid, 0);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -15,7 +15,9 @@
 #endif
 
 #include "fastcpu.h"
+#include "arch.h"
 #include "rseq-abi.h"	/* AT_RSEQ_* where libc headers lack them */
+#include "vdso.h"
 
 static const char usage[] =
 	"usage: fastcpu run [--library PATH] -- COMMAND [ARGS...]\n"
@@ -99,12 +101,15 @@ static bool has_rdpid(void)
 #endif
 }
 
+/* The library's own lookup (lib/vdso.c, built in): right under any libc,
+ * and "absent" where the library would not use it (riscv's is a syscall). */
 static bool has_vdso_getcpu(void)
 {
-	void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
-
-	return vdso != NULL && (dlsym(vdso, "__vdso_getcpu") != NULL ||
-				dlsym(vdso, "__kernel_getcpu") != NULL);
+#ifdef FASTCPU_VDSO_GETCPU
+	return fastcpu_vdso_lookup(FASTCPU_VDSO_GETCPU, FASTCPU_VDSO_VERSION) != NULL;
+#else
+	return false;
+#endif
 }
 
 static long count_nodes(void)
@@ -181,7 +186,11 @@ static int cmd_info(int argc, char **argv)
 	else if (f.glibc_rseq_size == 0)
 		printf("glibc rseq:       not registered (__rseq_size 0: disabled or refused)\n");
 	else
+#ifdef __GLIBC__
 		printf("glibc rseq:       not supported by this glibc (< 2.35)\n");
+#else
+		printf("glibc rseq:       not glibc: this libc registers no rseq area\n");
+#endif
 	printf("vDSO getcpu:      %s\n", f.vdso_getcpu ? "present" : "absent");
 	printf("RDPID:            %s\n", f.rdpid ? "present" : "absent");
 	printf("backend:          %s\n", f.backend);

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* tests/musl_probe.c: a musl program served by libfastcpu (tests/musl.sh). */
+
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/*
+ * Built with musl-gcc and either preloaded with libfastcpu or linked with
+ * it. Its own sched_getcpu reference must reach libfastcpu (musl has its
+ * own), every answer must match the kernel's on every CPU, getcpu (which
+ * musl lacks) must be there, and detached threads, whose stacks musl unmaps
+ * before their last system call, must come and go by the thousand with
+ * their rseq areas registered: the library unregisters them first.
+ */
+#define DETACHED 4000
+
+static volatile int wrong, alive;
+
+static int kernel_cpu(void)
+{
+	unsigned int cpu;
+
+	return syscall(SYS_getcpu, &cpu, NULL, NULL) == 0 ? (int)cpu : -1;
+}
+
+static void *short_lived(void *unused)
+{
+	int got = sched_getcpu(), after = kernel_cpu();
+
+	(void)unused;
+	if (got < 0 || (got != after && sched_getcpu() != kernel_cpu()))
+		__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&alive, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "musl_probe: %s\n", what);
+	return 1;
+}
+
+int main(void)
+{
+	void *ours = dlsym(RTLD_DEFAULT, "fastcpu_sched_getcpu");
+	const char *(*backend)(void) =
+		(const char *(*)(void))dlsym(RTLD_DEFAULT, "fastcpu_backend");
+	int (*getcpu_fn)(unsigned int *, unsigned int *) =
+		(int (*)(unsigned int *, unsigned int *))dlsym(RTLD_DEFAULT, "getcpu");
+	cpu_set_t allowed;
+	pthread_attr_t detached;
+
+	if (ours == NULL || backend == NULL)
+		return fail("libfastcpu is not loaded");
+	if ((void *)sched_getcpu != ours)
+		return fail("the program's sched_getcpu is not libfastcpu's");
+	if (getcpu_fn == NULL)
+		return fail("no getcpu");
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return fail("sched_getaffinity");
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		cpu_set_t one;
+		unsigned int c = ~0u, n = ~0u;
+
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) != 0)
+			return fail("sched_setaffinity");
+		for (int i = 0; i < 10000; i++) {
+			errno = 0;
+			if (sched_getcpu() != cpu || errno != 0 ||
+			    getcpu_fn(&c, &n) != 0 || c != (unsigned int)cpu)
+				wrong++;
+		}
+	}
+	if (sched_setaffinity(0, sizeof(allowed), &allowed) != 0)
+		return fail("sched_setaffinity");
+	pthread_attr_init(&detached);
+	pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+	for (int i = 0; i < DETACHED; i++) {
+		pthread_t t;
+
+		__atomic_add_fetch(&alive, 1, __ATOMIC_RELAXED);
+		if (pthread_create(&t, &detached, short_lived, NULL) != 0)
+			return fail("pthread_create");
+		while (__atomic_load_n(&alive, __ATOMIC_RELAXED) > 64)
+			sched_yield();
+	}
+	while (__atomic_load_n(&alive, __ATOMIC_RELAXED) > 0)
+		sched_yield();
+	printf("musl_probe: %s, served by %s, %d detached threads\n",
+	       wrong ? "FAILED" : "right", backend(), DETACHED);
+	return wrong != 0;
+}
