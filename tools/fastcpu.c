@@ -10,9 +10,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-# include <cpuid.h>
-#endif
 
 #include "fastcpu.h"
 #include "arch.h"
@@ -92,10 +89,8 @@ struct facts {
 
 static bool has_rdpid(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned int a, b, c, d;
-
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
+#ifdef FASTCPU_HAVE_RDPID
+	return fastcpu_arch_has_rdpid();
 #else
 	return false;
 #endif
