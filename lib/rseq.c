@@ -3,6 +3,7 @@
 /* lib/rseq.c: find the calling thread's rseq area, or register one. */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
@@ -97,8 +98,6 @@ static void unregister_at_thread_exit(void)
  * process. A thread-specific-data destructor runs before the unmapping and
  * unregisters the area, after pointing the thread at the fallback.
  */
-# include <pthread.h>
-
 static pthread_key_t exit_key;
 static bool exit_key_made;
 

@@ -98,15 +98,14 @@ bool fastcpu_tick_usable(void)
 {
 	struct timespec ts;
 	int saved = errno;
-	bool ok = use_counter() ||
-		  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
+	bool counter = use_counter();
+	bool ok = counter || clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
 #ifdef FASTCPU_VDSO_CLOCK_GETTIME
 	clock_gettime_fn vdso;
 
 	/* The vDSO fills the kernel's old timespec, two longs: not a 64-bit
 	 * time_t's on a 32-bit machine (musl, _TIME_BITS=64). */
-	if (ok && fastcpu_tick_fn == coarse_clock_tick &&
-	    sizeof(struct timespec) == 2 * sizeof(long)) {
+	if (ok && !counter && sizeof(struct timespec) == 2 * sizeof(long)) {
 		vdso = (clock_gettime_fn)fastcpu_vdso_lookup(
 			FASTCPU_VDSO_CLOCK_GETTIME, FASTCPU_VDSO_CLOCK_VERSION);
 		if (vdso != NULL && vdso(CLOCK_MONOTONIC_COARSE, &ts) == 0)

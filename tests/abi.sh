@@ -3,8 +3,8 @@
 # SPDX-FileCopyrightText: 2026 The libfastcpu authors
 # tests/abi.sh: the library exports exactly what tests/abi.txt lists, for
 # the libtool version-info it names. sched_setaffinity's glibc version node
-# differs per architecture, so only its GLIBC prefix is compared. Fields are
-# the name is the last: ppc64 adds "[<localentry>: 8]" after the visibility.
+# differs per architecture, so only its GLIBC prefix is compared. The name is
+# the last field: ppc64 adds "[<localentry>: 8]" after the visibility.
 set -eu
 : "${FASTCPU_LIB:?set by make check}" "${FASTCPU_LT_VERSION:?set by make check}"
 want=$(dirname "$0")/abi.txt

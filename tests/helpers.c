@@ -40,6 +40,14 @@ int test_first_allowed(void)
 	return -1;
 }
 
+int test_next_allowed(int cpu)
+{
+	do
+		cpu = (cpu + 1) % CPU_SETSIZE;
+	while (!CPU_ISSET(cpu, &test_allowed));
+	return cpu;
+}
+
 void test_pin(int cpu)
 {
 	cpu_set_t one;
@@ -134,28 +142,8 @@ bool test_emulated(void)
 	return e != NULL && *e != '\0';
 }
 
-static void install_filter(int err, bool also_getcpu, bool in_test);
-
-bool test_seccomp_works(void)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		install_filter(EPERM, false, false);
-		_exit(0);
-	}
-	return pid > 0 && waitpid(pid, &status, 0) == pid &&
-	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-void test_deny_rseq(int err, bool also_getcpu)
-{
-	install_filter(err, also_getcpu, true);
-}
-
-/* in_test: fail the test if the filter cannot be installed, else _exit(1). */
-static void install_filter(int err, bool also_getcpu, bool in_test)
+/* Whether a filter making rseq (and getcpu) fail with err went in. */
+static bool install_filter(int err, bool also_getcpu)
 {
 	unsigned int deny = SECCOMP_RET_ERRNO | ((unsigned int)err & SECCOMP_RET_DATA);
 	struct sock_filter filter[] = {
@@ -171,10 +159,22 @@ static void install_filter(int err, bool also_getcpu, bool in_test)
 		.filter = filter,
 	};
 
-	if (!in_test && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-			 prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0))
-		_exit(1);
-	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	ck_assert_msg(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0,
-		      "seccomp: %s", strerror(errno));
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	       prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+bool test_seccomp_works(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(install_filter(EPERM, false) ? 0 : 1);
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void test_deny_rseq(int err, bool also_getcpu)
+{
+	ck_assert_msg(install_filter(err, also_getcpu), "seccomp: %s", strerror(errno));
 }

@@ -13,6 +13,7 @@
 extern cpu_set_t test_allowed;
 void test_record_allowed(void);
 int test_first_allowed(void);
+int test_next_allowed(int cpu);		/* round the set */
 
 /* Pins the calling thread to cpu; fails the test if the kernel refuses. */
 void test_pin(int cpu);

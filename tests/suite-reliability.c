@@ -92,15 +92,6 @@ static bool instrumented(void)
 	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;
 }
 
-/* The next allowed CPU after cpu, round the set. */
-static int next_cpu(int cpu)
-{
-	do
-		cpu = (cpu + 1) % CPU_SETSIZE;
-	while (!CPU_ISSET(cpu, &test_allowed));
-	return cpu;
-}
-
 /*
  * Batches of eight threads, each batch pinned (by inheritance) to the next
  * CPU: so the threads also start on every CPU, and with the cache (whose
@@ -113,7 +104,7 @@ static void churn(long threads)
 	for (long i = 0; i < threads; i += 8) {
 		pthread_t t[8];
 
-		test_pin(cpu = next_cpu(cpu));
+		test_pin(cpu = test_next_allowed(cpu));
 		for (int k = 0; k < 8; k++)
 			ck_assert_int_eq(pthread_create(&t[k], NULL, short_lived, NULL), 0);
 		for (int k = 0; k < 8; k++)

@@ -16,7 +16,7 @@
 
 #if __riscv_xlen == 64
 /* The time CSR; its frequency is the device tree's timebase-frequency
- * (counter.c), without which the cache uses the coarse clock. */
+ * (tick.c), without which the cache uses the coarse clock. */
 # define FASTCPU_HAVE_COUNTER 1
 # define FASTCPU_COUNTER_HZ_FROM_DEVICE_TREE 1
 static inline uint64_t fastcpu_arch_counter(void)
