@@ -65,7 +65,8 @@ static void force_miss(void)
 		abort();
 }
 
-static void forced_child(const struct forced *f, int fd)
+/* In a new process started with the case's settings (run_forced). */
+static void forced_child(int fd)
 {
 	struct forced_result r;
 	struct bench_result set[6] = {
@@ -78,8 +79,6 @@ static void forced_child(const struct forced *f, int fd)
 	};
 
 	memset(&r, 0, sizeof(r));
-	setenv("FASTCPU_BACKEND", f->backend, 1);
-	setenv("FASTCPU_CACHE", f->cache, 1);
 	snprintf(r.bound, sizeof(r.bound), "%.31s", fastcpu_backend());
 	bench_measure(set, 6, &cfg);
 	r.empty = set[0];
@@ -98,11 +97,18 @@ static void forced_child(const struct forced *f, int fd)
 	_exit(0);
 }
 
-/* Must run before this process calls libfastcpu: children inherit its
- * binding and attachment. */
-static int run_forced(struct forced_result *out)
+/* The library reads its settings at load: each forced case runs in a new
+ * process of this program, with the same arguments, started with them. */
+static int run_forced(struct forced_result *out, char **argv)
 {
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (len <= 0)
+		abort();
+	self[len] = '\0';
 	for (int i = 0; i < NFORCED; i++) {
+		char spec[32];
 		int p[2], status;
 		pid_t pid;
 
@@ -110,7 +116,12 @@ static int run_forced(struct forced_result *out)
 			abort();
 		if (pid == 0) {
 			close(p[0]);
-			forced_child(&forced_runs[i], p[1]);
+			snprintf(spec, sizeof(spec), "%d %d", i, p[1]);
+			setenv("FASTCPU_BACKEND", forced_runs[i].backend, 1);
+			setenv("FASTCPU_CACHE", forced_runs[i].cache, 1);
+			setenv("FASTCPU_BENCH_FORCED", spec, 1);
+			execv(self, argv);
+			_exit(127);
 		}
 		close(p[1]);
 		if (read(p[0], &out[i], sizeof(out[i])) != sizeof(out[i]))
@@ -255,13 +266,21 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
 		return 1;
 	cases_init();
+	if (getenv("FASTCPU_BENCH_FORCED") != NULL) {
+		int i, fd;
+
+		if (sscanf(getenv("FASTCPU_BENCH_FORCED"), "%d %d", &i, &fd) != 2 ||
+		    i < 0 || i >= NFORCED)
+			return 2;
+		forced_child(fd);
+	}
 	describe_machine(&r.machine);
 	r.machine.pinned_cpu = pin_to_first_cpu();
 	r.machine.runs = cfg.runs;
 	r.machine.iters = cfg.iters;
 
 	/* Table 2 and 3 data first: the children must find nothing bound. */
-	r.forced_count = run_forced(forced);
+	r.forced_count = run_forced(forced, argv);
 	for (int i = 0; i < NFORCED; i++) {
 		struct report_forced *rf = &r.forced[i];
 

@@ -1,34 +1,156 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/affinity.c: sched_setaffinity() that also invalidates the cache. */
+/* lib/affinity.c: the affinity functions, seen by the cache on their way. */
 
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <sys/types.h>
-#include <unistd.h>
+#include <stddef.h>
 
 #include "internal.h"
 
 /*
- * A thread that pins itself and asks at once must see its new CPU, as glibc's
- * own tests expect (glibc reset its vgetcpu cache here for the same reason).
- * glibc's sched_setaffinity is the plain system call; this one is too, and
- * the version script gives it glibc's current version node only (configure
- * finds it), so binaries linked to the two-argument GLIBC_2.3.3 variant still
- * reach glibc's. Another thread's
- * cache, or one changed by pthread_setaffinity_np, may stay stale for up to
- * one clock tick.
+ * glibc's contract: after a thread's affinity is set to one CPU, its next
+ * sched_getcpu() says that CPU, whichever thread set it and how. The cache
+ * must see every change (cache.c), so both functions that make one are
+ * interposed, in every version libc defines them at (configure lists them):
+ * sched_setaffinity and pthread_setaffinity_np take a set size, except at
+ * GLIBC_2.3.3, where the set is 1024 CPUs. Each wrapper brackets a call to
+ * the next definition of the same version (another interposer, or libc:
+ * RTLD_NEXT) with the cache's epoch.
+ *
+ * Why non-default versions (sym@GLIBC_x, by .symver), and nothing else: the
+ * dynamic linker binds a reference to sym@GLIBC_x to the first object in
+ * the lookup order defining that name and version, so preloaded or linked
+ * ahead of libc they interpose each ABI with its own wrapper; and the static
+ * linker never binds a new reference to a non-default version, so a program
+ * linked with -lfastcpu records its requirement on libc.so.6, never a
+ * GLIBC_x of libfastcpu.so.0 (tests/link-abi.sh). An unversioned definition
+ * would instead take calls of both ABIs, reading a GLIBC_2.3.3 caller's set
+ * as a size. musl has one ABI and no versions: unversioned there.
+ *
+ * libfastcpu.a has none of this: a static program has no RTLD_NEXT, and a
+ * shared object linked with the archive must not export glibc's names.
  */
-FASTCPU_EXPORT int sched_setaffinity(pid_t pid, size_t size,
-				     const cpu_set_t *set)
-{
-	bool self = pid == 0 || pid == (pid_t)syscall(SYS_gettid);
-	long ret;
+#ifdef PIC
 
-	if (self)
-		fastcpu_cache_hold();
-	ret = syscall(SYS_sched_setaffinity, pid, size, set);
-	if (self)
-		fastcpu_cache_release();
-	return (int)ret;
+typedef int sched_set_fn(pid_t, size_t, const cpu_set_t *);
+typedef int sched_set_sizeless_fn(pid_t, const cpu_set_t *);
+typedef int pthread_set_fn(pthread_t, size_t, const cpu_set_t *);
+typedef int pthread_set_sizeless_fn(pthread_t, const cpu_set_t *);
+
+/* The next definition of name@version after this library (any version
+ * when NULL), looked up once; NULL if there is none. */
+static void *next_definition(void **cache, const char *name, const char *version)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (fn == NULL) {
+#ifdef __GLIBC__
+		fn = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+#else
+		fn = dlsym(RTLD_NEXT, name);
+#endif
+		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
 }
+
+#define NEXT(type, name, version)					\
+	({								\
+		static void *next_;					\
+		(type *)next_definition(&next_, name, version);		\
+	})
+
+/* The call, inside the cache's bracket: errno and result are the callee's. */
+#define CHANGE_AFFINITY(next, missing, ...)				\
+	({								\
+		int ret_;						\
+		if ((next) == NULL) {					\
+			errno = ENOSYS;					\
+			ret_ = (missing);				\
+		} else {						\
+			fastcpu_affinity_change_begin();		\
+			ret_ = (next)(__VA_ARGS__);			\
+			fastcpu_affinity_change_end();			\
+		}							\
+		ret_;							\
+	})
+
+#define AT_VERSION(fn, name, version) \
+	__asm__(".symver " #fn "," name "@" version)
+
+#define SCHED_SIZED(i, version)						\
+	FASTCPU_EXPORT sched_set_fn fastcpu_glibc_sched_setaffinity_##i; \
+	int fastcpu_glibc_sched_setaffinity_##i(		\
+		pid_t pid, size_t size, const cpu_set_t *set)		\
+	{								\
+		sched_set_fn *next = NEXT(sched_set_fn,			\
+			"sched_setaffinity", version);			\
+		return CHANGE_AFFINITY(next, -1, pid, size, set);	\
+	}								\
+	AT_VERSION(fastcpu_glibc_sched_setaffinity_##i,		\
+		   "sched_setaffinity", version);
+
+#define PTHREAD_SIZED(i, version)					\
+	FASTCPU_EXPORT pthread_set_fn fastcpu_glibc_pthread_setaffinity_np_##i; \
+	int fastcpu_glibc_pthread_setaffinity_np_##i(	\
+		pthread_t thread, size_t size, const cpu_set_t *set)	\
+	{								\
+		pthread_set_fn *next = NEXT(pthread_set_fn,		\
+			"pthread_setaffinity_np", version);		\
+		return CHANGE_AFFINITY(next, ENOSYS, thread, size, set); \
+	}								\
+	AT_VERSION(fastcpu_glibc_pthread_setaffinity_np_##i,		\
+		   "pthread_setaffinity_np", version);
+
+#ifdef FASTCPU_SCHED_SETAFFINITY_SIZED
+FASTCPU_SCHED_SETAFFINITY_SIZED(SCHED_SIZED)
+FASTCPU_PTHREAD_SETAFFINITY_SIZED(PTHREAD_SIZED)
+#else
+/* No versions in libc (musl): the plain names. */
+FASTCPU_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+	sched_set_fn *next = NEXT(sched_set_fn, "sched_setaffinity", NULL);
+
+	return CHANGE_AFFINITY(next, -1, pid, size, set);
+}
+
+FASTCPU_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size,
+					  const cpu_set_t *set)
+{
+	pthread_set_fn *next = NEXT(pthread_set_fn, "pthread_setaffinity_np", NULL);
+
+	return CHANGE_AFFINITY(next, ENOSYS, thread, size, set);
+}
+#endif
+
+#ifdef FASTCPU_SCHED_SETAFFINITY_SIZELESS
+FASTCPU_EXPORT sched_set_sizeless_fn fastcpu_glibc_sched_setaffinity_sizeless;
+int fastcpu_glibc_sched_setaffinity_sizeless(pid_t pid, const cpu_set_t *set)
+{
+	sched_set_sizeless_fn *next = NEXT(sched_set_sizeless_fn,
+		"sched_setaffinity", FASTCPU_SCHED_SETAFFINITY_SIZELESS);
+
+	return CHANGE_AFFINITY(next, -1, pid, set);
+}
+AT_VERSION(fastcpu_glibc_sched_setaffinity_sizeless, "sched_setaffinity",
+	   FASTCPU_SCHED_SETAFFINITY_SIZELESS);
+#endif
+
+#ifdef FASTCPU_PTHREAD_SETAFFINITY_SIZELESS
+FASTCPU_EXPORT pthread_set_sizeless_fn fastcpu_glibc_pthread_setaffinity_np_sizeless;
+int fastcpu_glibc_pthread_setaffinity_np_sizeless(pthread_t thread,
+						  const cpu_set_t *set)
+{
+	pthread_set_sizeless_fn *next = NEXT(pthread_set_sizeless_fn,
+		"pthread_setaffinity_np", FASTCPU_PTHREAD_SETAFFINITY_SIZELESS);
+
+	return CHANGE_AFFINITY(next, ENOSYS, thread, set);
+}
+AT_VERSION(fastcpu_glibc_pthread_setaffinity_np_sizeless,
+	   "pthread_setaffinity_np", FASTCPU_PTHREAD_SETAFFINITY_SIZELESS);
+#endif
+
+#endif /* PIC */

@@ -2,21 +2,16 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/backend-syscall.c: the getcpu system call, the last resort. */
 
-#include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 /* Works on every Linux since 2.6.19; a sandbox may still refuse it, and
- * then nothing can answer: -1 with ENOSYS, as the contract says. */
+ * then nothing can answer: -1 with the kernel's errno, as glibc passes it. */
 static int syscall_cpu_node(unsigned int *cpu, unsigned int *node)
 {
-	if (unlikely(syscall(SYS_getcpu, cpu, node, NULL) != 0)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	return 0;
+	return syscall(SYS_getcpu, cpu, node, NULL) == 0 ? 0 : -1;
 }
 
 static int syscall_cpu(void)

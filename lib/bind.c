@@ -15,11 +15,16 @@
  * side by side). Only the fallback is chosen here, and called through one
  * pointer from the out-of-line path, which also works in libfastcpu.a.
  *
- * The choice is made on first use, not at load: a preloaded library costs a
- * process nothing until it asks. Every thread that races here computes the
- * same answer from the same environment and machine, so the result is simply
- * published with atomic stores; nobody waits, which keeps the first call
- * safe in a signal handler that interrupted another first call.
+ * The settings are read at load, by a constructor: no system call, and
+ * before the program can setenv() from a thread or a signal handler can be
+ * the first to ask. The program's own rseq owner is looked for there too. A
+ * call that comes before the constructor (another library's constructor)
+ * does both itself. The choice is made on first use, not at load: a
+ * preloaded library costs a process no system call until it asks. Every
+ * thread that races here computes the same answer from the same settings
+ * and machine, so the result is simply published with atomic stores; nobody
+ * waits, which keeps the first call safe in a signal handler that
+ * interrupted another first call.
  */
 enum { BOUND = 1, USE_RSEQ = 2, RSEQ_FORCED = 4 };
 
@@ -70,6 +75,31 @@ static enum cache_choice read_cache_choice(void)
 	return c;
 }
 
+/* What the environment asked for, read once at load. */
+static struct settings {
+	bool read;
+	enum choice backend;
+	enum cache_choice cache;
+} settings;
+
+static void read_settings(void)
+{
+	struct settings now = {
+		.read = true,
+		.backend = read_backend_choice(),
+		.cache = read_cache_choice(),
+	};
+
+	fastcpu_find_program_owner();
+	settings = now;
+}
+
+__attribute__((constructor)) static void read_settings_at_load(void)
+{
+	if (!settings.read)
+		read_settings();
+}
+
 /* The best non-rseq backend this machine has. */
 static const struct fastcpu_backend *best_fallback(void)
 {
@@ -98,23 +128,34 @@ static const struct fastcpu_backend *forced_fallback(enum choice c)
  * The cache costs a clock read per hit. auto puts it only in front of the
  * system call: measured on x86-64 a hit is ~5 ns against ~150 ns for the
  * syscall but 3-4 ns for RDPID and the vDSO, and on arm64 and riscv (no
- * real vDSO getcpu) the syscall is all there is without rseq.
+ * real vDSO getcpu) the syscall is all there is without rseq. A static link
+ * cannot see the program's affinity changes, which the cache must see.
  */
 static const struct fastcpu_backend *
 apply_cache(const struct fastcpu_backend *b, enum cache_choice c)
 {
 	bool on = c == CACHE_ON || (c == CACHE_AUTO && b == &fastcpu_backend_syscall);
 
+	if (on && !FASTCPU_SEES_AFFINITY) {
+		if (c == CACHE_ON)
+			fastcpu_warn_once(FASTCPU_WARN_STATIC_CACHE,
+				"libfastcpu: FASTCPU_CACHE=on needs the shared library (a static link cannot see affinity changes); using off\n");
+		on = false;
+	}
 	return on && fastcpu_tick_usable() ? fastcpu_cache_wrap(b) : b;
 }
 
 static unsigned int bind_now(void)
 {
-	enum choice c = read_backend_choice();
-	enum cache_choice cache = read_cache_choice();
+	enum choice c;
+	enum cache_choice cache;
 	const struct fastcpu_backend *fallback = NULL;
 	unsigned int flags = BOUND;
 
+	if (!settings.read)
+		read_settings();
+	c = settings.backend;
+	cache = settings.cache;
 	if (c == CHOOSE_AUTO || c == CHOOSE_RSEQ)
 		flags |= USE_RSEQ;
 	if (c == CHOOSE_RSEQ)

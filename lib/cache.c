@@ -7,64 +7,76 @@
 /*
  * Seed 000's getcpu cache: per thread, the answer and the tick it was read
  * in (tick.c: a hardware counter's millisecond, or the kernel's 1-10 ms
- * coarse clock), so an answer is reused for at most one tick. The thread's
- * own sched_setaffinity() invalidates it (affinity.c), so pinning is seen
- * by the very next call.
+ * coarse clock), so an answer is reused for at most one tick.
+ *
+ * glibc's contract is stricter: once a thread's affinity is set to one CPU,
+ * by itself or by another thread, the thread's next answer is that CPU. So
+ * every affinity change in the process (affinity.c) moves a process-wide
+ * epoch: the count of changes in flight in its low bits, the count of
+ * changes done above them. An answer is stored with the epoch read before
+ * it was asked for, only when no change was in flight, and served only
+ * while the epoch is still the same: one more load and compare per hit.
+ * Changes made by another process (taskset -p) are seen within a tick.
  *
  * cpu and node share one word, written with one store: a signal handler
- * that interrupts an update and updates the cache itself can make the key
- * and the pair come from different ticks, but never tear the pair.
+ * that interrupts an update and updates the cache itself can leave the
+ * pair of one read under the key of another read of the same tick and
+ * epoch, but never tear the pair.
  */
 #define KEY_INVALID	0u	/* no tick is 0 */
 #define CPU_BITS	20
 #define CPU_MASK	((1u << CPU_BITS) - 1)
+#define IN_FLIGHT_BITS	12	/* changes at once: one per thread in the call */
+#define IN_FLIGHT_MASK	((1u << IN_FLIGHT_BITS) - 1)
+
+static uint32_t affinity_epoch;
 
 struct cache_slot {
 	volatile uint32_t key;
+	volatile uint32_t epoch;
 	volatile uint32_t cpu_node;
-	volatile uint32_t held;		/* inside sched_setaffinity(): no fills */
 };
 
 static __thread struct cache_slot slot __attribute__((tls_model("initial-exec")));
 
-/*
- * Around the thread's own sched_setaffinity(): a signal handler that asks
- * after the migration but before the call returns (qemu-user delivers
- * signals exactly there) must not be served, nor fill the cache with, the
- * CPU from before it.
- */
-void fastcpu_cache_hold(void)
+void fastcpu_affinity_change_begin(void)
 {
-	slot.held++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	slot.key = KEY_INVALID;
+	__atomic_fetch_add(&affinity_epoch, 1, __ATOMIC_SEQ_CST);
 }
 
-void fastcpu_cache_release(void)
+void fastcpu_affinity_change_end(void)
 {
+	__atomic_fetch_add(&affinity_epoch, (1u << IN_FLIGHT_BITS) - 1,
+			   __ATOMIC_SEQ_CST);
+}
+
+/* A vfork() child runs on its parent's TLS: it asks, but stores nothing
+ * there for the parent to find (util.c). */
+static void store(uint32_t key, uint32_t epoch, uint32_t packed)
+{
+	if ((epoch & IN_FLIGHT_MASK) != 0 || !fastcpu_task_owns_tls())
+		return;
 	slot.key = KEY_INVALID;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	slot.held--;
+	slot.cpu_node = packed;
+	slot.epoch = epoch;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	slot.key = key;
 }
 
 static inline int cached_cpu_node(const struct fastcpu_backend *base,
 				  unsigned int *cpu, unsigned int *node)
 {
 	uint32_t key = fastcpu_tick(), packed;
+	uint32_t epoch = __atomic_load_n(&affinity_epoch, __ATOMIC_ACQUIRE);
 
-	if (likely(key == slot.key && key != KEY_INVALID)) {
+	if (likely(key == slot.key && epoch == slot.epoch)) {
 		packed = slot.cpu_node;
 	} else {
 		if (base->cpu_node(cpu, node) != 0)
 			return -1;
 		packed = (*cpu & CPU_MASK) | (*node << CPU_BITS);
-		if (slot.held)
-			return 0;
-		slot.key = KEY_INVALID;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		slot.cpu_node = packed;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		slot.key = key;
+		store(key, epoch, packed);
 	}
 	*cpu = packed & CPU_MASK;
 	*node = packed >> CPU_BITS;

@@ -53,16 +53,25 @@ FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
 }
 
 /* glibc's sched_getcpu@GLIBC_2.6: unversioned here, so it interposes. */
-FASTCPU_EXPORT int sched_getcpu(void)
+FASTCPU_GLIBC_NAME int sched_getcpu(void)
 	__attribute__((alias("fastcpu_sched_getcpu")));
 
-/* getcpu() with the node from the sysfs table (Linux < 6.3: no node_id). */
+/* getcpu() with the node from the sysfs table (Linux < 6.3: no node_id);
+ * a CPU the table does not know (plugged in since, no /sys) gets the
+ * kernel's own pair. */
 static __attribute__((noinline, cold)) int
 getcpu_table(int seen, unsigned int *cpu, unsigned int *node)
 {
-	*node = fastcpu_node_of_cpu((unsigned int)seen);
+	unsigned int c = (unsigned int)seen, n;
+	int known = fastcpu_node_of_cpu(c);
+
+	if (known >= 0)
+		n = (unsigned int)known;
+	else if (fastcpu_backend_syscall.cpu_node(&c, &n) != 0)
+		return -1;
+	*node = n;
 	if (cpu != NULL)
-		*cpu = (unsigned int)seen;
+		*cpu = c;
 	return 0;
 }
 
@@ -143,19 +152,24 @@ FASTCPU_EXPORT int fastcpu_getcpu(unsigned int *cpu, unsigned int *node)
 }
 
 /* glibc's getcpu@GLIBC_2.29 (which never reads rseq): interposed likewise. */
-FASTCPU_EXPORT int getcpu(unsigned int *cpu, unsigned int *node)
+FASTCPU_GLIBC_NAME int getcpu(unsigned int *cpu, unsigned int *node)
 	__attribute__((alias("fastcpu_getcpu")));
 
 FASTCPU_EXPORT const char *fastcpu_backend(void)
 {
 	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
 		attach_thread();
-	switch (fastcpu_rseq_owner()) {
-	case FASTCPU_RSEQ_GLIBC:
-		return "rseq (glibc)";
-	case FASTCPU_RSEQ_OWN:
-		return "rseq (own)";
-	default:
-		return fallback()->name;
+	if (*fastcpu_cpu_id_ref >= 0) {
+		switch (fastcpu_rseq_owner()) {
+		case FASTCPU_RSEQ_GLIBC:
+			return "rseq (glibc)";
+		case FASTCPU_RSEQ_PROGRAM:
+			return "rseq (__rseq_abi)";
+		case FASTCPU_RSEQ_OWN:
+			return "rseq (own)";
+		default:
+			break;
+		}
 	}
+	return fallback()->name;
 }

@@ -6,6 +6,7 @@
 #define FASTCPU_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fastcpu.h"
@@ -16,9 +17,10 @@
 
 /*
  * A way to ask for the CPU without rseq. cpu() serves sched_getcpu() and
- * returns the CPU or -1 with errno set; cpu_node() serves getcpu() and
- * stores a consistent pair (both pointers non-NULL), returning 0 or -1 with
- * errno set. Both are async-signal-safe and leave errno alone on success.
+ * returns the CPU or -1 with errno set as the kernel set it; cpu_node()
+ * serves getcpu() and stores a consistent pair (both pointers non-NULL),
+ * returning 0 or -1 with errno set. Both are async-signal-safe and leave
+ * errno alone on success.
  */
 struct fastcpu_backend {
 	const char *name;
@@ -34,7 +36,8 @@ extern const struct fastcpu_backend fastcpu_backend_syscall;
 bool fastcpu_rdpid_usable(void);
 bool fastcpu_vdso_usable(void);
 
-/* The process-wide choice, made once on first use (bind.c). */
+/* The process-wide choice, made once on first use (bind.c) from the
+ * settings read at load. */
 struct fastcpu_binding {
 	bool use_rseq;			/* try rseq in each thread first */
 	bool rseq_forced;		/* FASTCPU_BACKEND=rseq */
@@ -46,12 +49,28 @@ extern const struct fastcpu_backend *fastcpu_bound_fallback;
 /* One line on stderr, at most once per process per distinct key. */
 void fastcpu_warn_once(unsigned int key, const char *line);
 enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
-       FASTCPU_WARN_RSEQ };
+       FASTCPU_WARN_RSEQ, FASTCPU_WARN_STATIC_CACHE };
+
+/*
+ * Whether this object can see every affinity change made in the process:
+ * only the shared library interposes the affinity functions (affinity.c);
+ * libfastcpu.a defines no glibc names a program or shared object would
+ * export (libtool builds the shared library's objects with -DPIC).
+ */
+#ifdef PIC
+# define FASTCPU_SEES_AFFINITY	1
+# define FASTCPU_GLIBC_NAME	FASTCPU_EXPORT
+#else
+# define FASTCPU_SEES_AFFINITY	0
+# define FASTCPU_GLIBC_NAME	__attribute__((visibility("hidden")))
+#endif
 
 /* The jiffy-style per-thread cache in front of a backend (cache.c). */
 const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b);
-void fastcpu_cache_hold(void);		/* no cached answers until */
-void fastcpu_cache_release(void);	/* this, which also invalidates */
+/* Around every affinity change in the process (affinity.c): no cached answer
+ * is served or stored between the two, none from before is served after. */
+void fastcpu_affinity_change_begin(void);
+void fastcpu_affinity_change_end(void);
 
 /* The cache's clock (tick.c): chosen by fastcpu_tick_usable() when binding;
  * fastcpu_tick() is never 0 and changes at least every 10 ms. */
@@ -64,11 +83,26 @@ static inline uint32_t fastcpu_tick(void)
 
 /* Per-thread rseq attachment (rseq.c). */
 enum fastcpu_rseq_owner { FASTCPU_RSEQ_NONE, FASTCPU_RSEQ_GLIBC,
-			  FASTCPU_RSEQ_OWN };
-/* Points fastcpu_cpu_id_ref at the thread's rseq cpu_id (glibc's area or the
- * library's own, registered now), or at the "no rseq" marker. */
+			  FASTCPU_RSEQ_PROGRAM, FASTCPU_RSEQ_OWN };
+/* Points fastcpu_cpu_id_ref at the thread's rseq cpu_id (glibc's area, the
+ * area of the program's own rseq owner, or the library's own, registered
+ * now), or at the "no rseq" marker. A task running on another thread's TLS
+ * (vfork) gets no registration and publishes nothing. */
 void fastcpu_rseq_attach(const struct fastcpu_binding *b);
 enum fastcpu_rseq_owner fastcpu_rseq_owner(void);
+
+/* Another owner of threads' rseq areas in the process (owner.c): an object
+ * exporting the initial-exec TLS area __rseq_abi (librseq, tcmalloc), and,
+ * for those that share it by reference count, __rseq_refcount. Looked up
+ * once, at load. Both are offsets from the thread pointer. */
+struct fastcpu_rseq_program_owner {
+	bool found;
+	bool refcounted;
+	ptrdiff_t area_offset;
+	ptrdiff_t refcount_offset;
+};
+void fastcpu_find_program_owner(void);
+extern struct fastcpu_rseq_program_owner fastcpu_program_owner;
 /* Whether the kernel keeps node_id in the rseq area: 1 yes, -1 no; set
  * before any thread's fastcpu_cpu_id_ref points at an area. */
 extern int fastcpu_rseq_node_known;
@@ -77,11 +111,16 @@ extern int fastcpu_rseq_node_known;
 #define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
 #define FASTCPU_CPU_NO_RSEQ	(-2)	/* thread uses the fallback */
 
-/* The NUMA node of a CPU from sysfs, read once on first need (node.c). */
-unsigned int fastcpu_node_of_cpu(unsigned int cpu);
+/* The NUMA node of a CPU from sysfs, read once on first need (node.c); -1
+ * when the table does not know the CPU: ask the kernel then. */
+int fastcpu_node_of_cpu(unsigned int cpu);
+/* Fills a zeroed table of 8192 CPUs from a sysfs node directory (node.c;
+ * a parameter so that tests can give it fake trees). */
+void fastcpu_node_table_fill(uint16_t *nodes, const char *dir);
 
 /* Async-signal-safe helpers (util.c). */
 long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
+bool fastcpu_task_owns_tls(void);
 const char *fastcpu_getenv(const char *name);
 unsigned long fastcpu_getauxval(unsigned long type);
 

@@ -11,14 +11,17 @@
 
 #include "internal.h"
 
-/* Linux's largest NR_CPUS; a CPU beyond it reports node 0. */
+/* Linux's largest NR_CPUS; a CPU beyond it is not in the table. */
 #define MAX_CPUS 8192
+/* Entries hold node + 1: the fresh mapping's zeroes mean "in no node". */
+#define NOT_IN_TABLE 0
 
 /*
  * Only for kernels whose rseq area has no node_id (before 6.3). Filled on
  * the first getcpu() that asks for a node, never at load. Racing fillers
  * (threads, or a signal handler interrupting a fill) store the same values,
- * so there is nothing to lock; without sysfs every CPU is on node 0.
+ * so there is nothing to lock. A CPU in no node's list (plugged in since,
+ * no sysfs at all) is not in the table: the caller asks the kernel.
  * Files are read with open/read/close and a small stack buffer: this may run
  * in a signal handler, on a small alternate stack. The table is mapped when
  * first needed, not left in .bss: 16 KiB of .bss would cost every process
@@ -49,35 +52,44 @@ static int next_char(struct list_reader *r)
 	return (unsigned char)r->buf[r->pos++];
 }
 
-/* Calls fn(i, arg) for each i of a sysfs list file such as "0-3,8,10-11". */
+/*
+ * Calls fn(i, arg) for each i of a sysfs list file such as "0-3,8,10-11".
+ * A value counts only after a digit: an empty list (a memory-only node's
+ * cpulist is "\n") gives nothing, and anything malformed ends the list.
+ */
 static void for_each_in_list(const char *path, void (*fn)(unsigned long, void *),
 			     void *arg)
 {
 	struct list_reader r = { .fd = open(path, O_RDONLY | O_CLOEXEC) };
 	unsigned long first = 0, n = 0;
-	bool range = false;
+	bool digits = false, range = false;
 	int c;
 
 	if (r.fd < 0)
 		return;
-	do {
+	for (;;) {
 		c = next_char(&r);
 		if (c >= '0' && c <= '9') {
-			n = n * 10 + (unsigned long)(c - '0');
+			if (n < MAX_CPUS)
+				n = n * 10 + (unsigned long)(c - '0');
+			digits = true;
 			continue;
 		}
-		if (c == '-') {
+		if (!digits)
+			break;
+		if (c == '-' && !range) {
 			first = n;
 			range = true;
 		} else {
 			for (unsigned long i = range ? first : n; i <= n && i < MAX_CPUS; i++)
 				fn(i, arg);
-			range = false;
 			if (c != ',')
 				break;
+			range = false;
 		}
 		n = 0;
-	} while (c >= 0);
+		digits = false;
+	}
 	close(r.fd);
 }
 
@@ -85,20 +97,30 @@ static void set_node(unsigned long cpu, void *arg)
 {
 	const struct { uint16_t *table; unsigned long node; } *fill = arg;
 
-	fill->table[cpu] = (uint16_t)fill->node;
+	fill->table[cpu] = (uint16_t)(fill->node + 1);
 }
 
-static void read_node(unsigned long node, void *new_table)
+struct node_dir {
+	const char *path;	/* e.g. /sys/devices/system/node */
+	uint16_t *table;
+};
+
+static void read_node(unsigned long node, void *arg)
 {
-	static const char prefix[] = "/sys/devices/system/node/node";
-	char path[sizeof(prefix) + 32], digits[24];
-	size_t len = sizeof(prefix) - 1;
+	const struct node_dir *dir = arg;
+	char path[256], digits[24];
+	size_t len = strlen(dir->path);
 	unsigned long rest = node;
 	int d = 0;
 
-	struct { uint16_t *table; unsigned long node; } fill = { new_table, node };
+	struct { uint16_t *table; unsigned long node; } fill = { dir->table, node };
 
-	memcpy(path, prefix, len);
+	if (len + sizeof("/node/cpulist") + sizeof(digits) > sizeof(path) ||
+	    node >= UINT16_MAX)
+		return;
+	memcpy(path, dir->path, len);
+	memcpy(path + len, "/node", 5);
+	len += 5;
 	do
 		digits[d++] = (char)('0' + rest % 10);
 	while ((rest /= 10) != 0);
@@ -106,6 +128,20 @@ static void read_node(unsigned long node, void *new_table)
 		path[len++] = digits[--d];
 	memcpy(path + len, "/cpulist", sizeof("/cpulist"));
 	for_each_in_list(path, set_node, &fill);
+}
+
+/* Fills nodes (MAX_CPUS zeroed entries) from the node directory dir. */
+void fastcpu_node_table_fill(uint16_t *nodes, const char *dir)
+{
+	struct node_dir d = { dir, nodes };
+	char path[256];
+	size_t len = strlen(dir);
+
+	if (len + sizeof("/possible") > sizeof(path))
+		return;
+	memcpy(path, dir, len);
+	memcpy(path + len, "/possible", sizeof("/possible"));
+	for_each_in_list(path, read_node, &d);
 }
 
 /* Fills a table of its own and publishes it; a racing filler that lost
@@ -121,7 +157,7 @@ static uint16_t *fill_table(void)
 		errno = saved;
 		return NULL;
 	}
-	for_each_in_list("/sys/devices/system/node/possible", read_node, mine);
+	fastcpu_node_table_fill(mine, "/sys/devices/system/node");
 	if (!__atomic_compare_exchange_n(&table, &expected, mine, false,
 					 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
 		munmap(mine, MAX_CPUS * sizeof(*mine));
@@ -131,13 +167,13 @@ static uint16_t *fill_table(void)
 	return mine;
 }
 
-unsigned int fastcpu_node_of_cpu(unsigned int cpu)
+int fastcpu_node_of_cpu(unsigned int cpu)
 {
 	uint16_t *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 
 	if (unlikely(t == NULL))
 		t = fill_table();
-	if (t == NULL || cpu >= MAX_CPUS)
-		return 0;
-	return t[cpu];
+	if (t == NULL || cpu >= MAX_CPUS || t[cpu] == NOT_IN_TABLE)
+		return -1;
+	return t[cpu] - 1;
 }

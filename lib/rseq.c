@@ -51,13 +51,19 @@ static struct fastcpu_rseq_abi *own_area(void)
 }
 
 static FASTCPU_TLS unsigned char owner;		/* enum fastcpu_rseq_owner */
+/* This thread holds one reference to the program owner's shared area. */
+static FASTCPU_TLS unsigned char holds_shared_ref;
 
-static int rseq_absent;		/* the kernel answered ENOSYS: skip the call */
 int fastcpu_rseq_node_known;	/* 1: node_id maintained, -1: not, 0: unknown */
 
 static bool glibc_registered(void)
 {
 	return &__rseq_size && &__rseq_offset && __rseq_size != 0;
+}
+
+static void *thread_at(ptrdiff_t offset)
+{
+	return (char *)fastcpu_arch_thread_pointer() + offset;
 }
 
 /* Feature size and alignment as the kernel advertises them (0 before 6.3). */
@@ -84,6 +90,12 @@ static unsigned long own_area_length(void)
 	return len;
 }
 
+static long rseq_call(void *area, unsigned long len, int flags)
+{
+	return fastcpu_raw_syscall_errno(__NR_rseq, (long)area, (long)len, flags,
+					 (long)FASTCPU_RSEQ_SIG);
+}
+
 #ifdef __GLIBC__
 static void unregister_at_thread_exit(void)
 {
@@ -101,23 +113,28 @@ static void unregister_at_thread_exit(void)
 static pthread_key_t exit_key;
 static bool exit_key_made;
 
-static void unregister_own(void *unused)
+static void release_shared(void);
+
+static void unregister_at_exit(void *unused)
 {
+	unsigned char was = owner;
+
 	(void)unused;
 	fastcpu_cpu_id_ref = &cpu_no_rseq;
 	owner = FASTCPU_RSEQ_NONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	fastcpu_raw_syscall_errno(__NR_rseq, (long)own_area(),
-				  (long)own_area_length(),
-				  FASTCPU_RSEQ_FLAG_UNREGISTER,
-				  (long)FASTCPU_RSEQ_SIG);
+	if (was == FASTCPU_RSEQ_OWN)
+		rseq_call(own_area(), own_area_length(),
+			  FASTCPU_RSEQ_FLAG_UNREGISTER);
+	if (holds_shared_ref)
+		release_shared();
 }
 
 /* At load, where taking musl's key lock is safe (a first call may be in a
  * signal handler); pthread_setspecific() below is a plain store. */
 __attribute__((constructor)) static void make_exit_key(void)
 {
-	exit_key_made = pthread_key_create(&exit_key, unregister_own) == 0;
+	exit_key_made = pthread_key_create(&exit_key, unregister_at_exit) == 0;
 }
 
 static void unregister_at_thread_exit(void)
@@ -143,27 +160,93 @@ static void warn_rseq_refused(long err)
  * Registers own_area for the calling thread. EBUSY means this very area is
  * already registered with this signature (the kernel checks all three), so
  * it is live and usable. EINVAL: the thread registered another area before
- * asking us (it keeps it); EPERM: a sandbox said no; ENOSYS: no rseq at all.
+ * asking us (it keeps it); EPERM: a sandbox said no; ENOSYS: no rseq, or a
+ * seccomp filter of this thread only, so it is not remembered process-wide.
  */
 static bool register_own(const struct fastcpu_binding *b)
 {
-	long ret;
+	long ret = rseq_call(own_area(), own_area_length(), 0);
 
-	if (__atomic_load_n(&rseq_absent, __ATOMIC_RELAXED))
-		ret = -ENOSYS;
-	else
-		ret = fastcpu_raw_syscall_errno(__NR_rseq, (long)own_area(),
-						(long)own_area_length(), 0,
-						(long)FASTCPU_RSEQ_SIG);
 	if (ret == 0 || ret == -EBUSY) {
 		unregister_at_thread_exit();
 		return true;
 	}
-	if (ret == -ENOSYS)
-		__atomic_store_n(&rseq_absent, 1, __ATOMIC_RELAXED);
 	if (b->rseq_forced)
 		warn_rseq_refused(ret);
 	return false;
+}
+
+/*
+ * The reference-count convention of older librseq, followed exactly: every
+ * user of the shared __rseq_abi increments __rseq_refcount, and the one that
+ * takes it from 0 registers the area (32 bytes, the size that convention's
+ * area has); a failed registration gives the count back and, unless the
+ * area was already registered (EBUSY), marks it failed (cpu_id -2, a write
+ * the convention makes, into an area the kernel does not own). The
+ * library's reference lasts as long as the thread (musl: released at exit).
+ * A signal handler that interrupts this sees the flag set and the area not
+ * yet live, and is answered by the fallback.
+ */
+static struct fastcpu_rseq_abi *program_area(void)
+{
+	return thread_at(fastcpu_program_owner.area_offset);
+}
+
+static volatile uint32_t *program_refcount(void)
+{
+	return thread_at(fastcpu_program_owner.refcount_offset);
+}
+
+static void share_program_area(void)
+{
+	struct fastcpu_rseq_abi *area = program_area();
+	long ret;
+
+	holds_shared_ref = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_fetch_add(program_refcount(), 1, __ATOMIC_RELAXED) != 0)
+		return;
+	ret = rseq_call(area, FASTCPU_RSEQ_ORIG_SIZE, 0);
+	if (ret == 0) {
+		unregister_at_thread_exit();
+		return;
+	}
+	__atomic_fetch_sub(program_refcount(), 1, __ATOMIC_RELAXED);
+	if (ret != -EBUSY)
+		((volatile struct fastcpu_rseq_abi *)area)->cpu_id =
+			(uint32_t)FASTCPU_CPU_NO_RSEQ;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	holds_shared_ref = 0;
+}
+
+#ifndef __GLIBC__
+static void release_shared(void)
+{
+	holds_shared_ref = 0;
+	if (__atomic_sub_fetch(program_refcount(), 1, __ATOMIC_RELAXED) == 0)
+		rseq_call(program_area(), FASTCPU_RSEQ_ORIG_SIZE,
+			  FASTCPU_RSEQ_FLAG_UNREGISTER);
+}
+#endif
+
+/*
+ * The program's rseq owner serves this thread once it has registered its
+ * area here (cpu_id >= 0). Until then its cpu_id is -1, the same value as
+ * "not attached yet", so pointing at it makes every call look again, and
+ * the fast path starts working the moment the owner registers; -2 (its
+ * registration failed) sends every call to the fallback. The kernel resets
+ * cpu_id to -1 when the owner unregisters. Only the refcount convention
+ * lets the library register the owner's area itself.
+ */
+static const volatile int *program_cpu_id(void)
+{
+	struct fastcpu_rseq_abi *area = program_area();
+
+	if (fastcpu_program_owner.refcounted && !holds_shared_ref &&
+	    (int)area->cpu_id == FASTCPU_CPU_UNATTACHED &&
+	    fastcpu_task_owns_tls())
+		share_program_area();
+	return (const volatile int *)&area->cpu_id;
 }
 
 void fastcpu_rseq_attach(const struct fastcpu_binding *b)
@@ -171,16 +254,23 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 	const volatile int *ref = &cpu_no_rseq;
 	unsigned char who = FASTCPU_RSEQ_NONE;
 
-	if (b->use_rseq && glibc_registered()) {
-		const volatile struct fastcpu_rseq_abi *area = (const void *)
-			((const char *)fastcpu_arch_thread_pointer() + __rseq_offset);
+	if (!b->use_rseq) {
+		/* the fallback serves every thread */
+	} else if (glibc_registered()) {
+		const volatile struct fastcpu_rseq_abi *area =
+			thread_at(__rseq_offset);
 
 		/* Negative: glibc's registration failed in this thread. */
 		if ((int)area->cpu_id >= 0) {
 			ref = (const volatile int *)&area->cpu_id;
 			who = FASTCPU_RSEQ_GLIBC;
 		}
-	} else if (b->use_rseq && register_own(b)) {
+	} else if (fastcpu_program_owner.found) {
+		ref = program_cpu_id();
+		who = FASTCPU_RSEQ_PROGRAM;
+	} else if (!fastcpu_task_owns_tls()) {
+		return;		/* vfork child: its parent's TLS, left alone */
+	} else if (register_own(b)) {
 		ref = (const volatile int *)&own_area()->cpu_id;
 		who = FASTCPU_RSEQ_OWN;
 	}

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # SPDX-FileCopyrightText: 2026 The libfastcpu authors
 # tests/abi.sh: the library exports exactly what tests/abi.txt lists, for
-# the libtool version-info it names. sched_setaffinity's glibc version node
-# differs per architecture, so only its GLIBC prefix is compared. The name is
+# the libtool version-info it names. The affinity functions' glibc version
+# nodes differ per architecture, so only their GLIBC prefix is compared. The name is
 # the last field: ppc64 adds "[<localentry>: 8]" after the visibility.
 set -eu
 : "${FASTCPU_LIB:?set by make check}" "${FASTCPU_LT_VERSION:?set by make check}"
@@ -15,7 +15,7 @@ if [ "$recorded" != "$FASTCPU_LT_VERSION" ]; then
 fi
 readelf --dyn-syms -W "$FASTCPU_LIB" |
 	awk '$5 == "GLOBAL" && !/ (UND|ABS) / { print $NF }' |
-	sed 's/@@GLIBC_[0-9.]*$/@@GLIBC/' | sort >"$$.have"
+	sed 's/@GLIBC_[0-9.]*$/@GLIBC/' | sort -u >"$$.have"
 grep -v -e '^#' -e '^version-info' "$want" | sort >"$$.want"
 if ! diff -u "$$.want" "$$.have"; then
 	rm -f "$$.have" "$$.want"

@@ -20,13 +20,18 @@ int main(void)
 	bool forking;
 
 	test_record_allowed();
-	printf("setup: glibc rseq %s, kernel rseq %s\n",
-	       test_glibc_registered_rseq() ? "registered" : "not registered",
-	       test_kernel_rseq_usable() ? "usable" : "unusable");
 	sr = srunner_create(suite_answers());
 	srunner_add_suite(sr, suite_backends());
 	srunner_add_suite(sr, suite_faults());
 	srunner_add_suite(sr, suite_reliability());
+	srunner_add_suite(sr, suite_host());
+	if (test_respawned()) {
+		srunner_free(sr);
+		return test_run_respawned();
+	}
+	printf("setup: glibc rseq %s, kernel rseq %s\n",
+	       test_glibc_registered_rseq() ? "registered" : "not registered",
+	       test_kernel_rseq_usable() ? "usable" : "unusable");
 	forking = srunner_fork_status(sr) == CK_FORK;
 	if (!forking) {
 		fprintf(stderr, "check_fastcpu: each test needs a fresh process: unset CK_FORK\n");

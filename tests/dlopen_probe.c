@@ -25,6 +25,22 @@ static int (*lib_sched_getcpu)(void);
 static int (*lib_sched_setaffinity)(pid_t, size_t, const cpu_set_t *);
 static volatile int closed, failures;
 
+/* The library defines it at libc's version node (no plain name), which
+ * configure listed; musl has no versions. */
+static void *library_sched_setaffinity(void *lib)
+{
+#ifdef FASTCPU_SCHED_SETAFFINITY_SIZED
+# define SIZED_VERSION(i, version) version,
+	static const char *const versions[] = {
+		FASTCPU_SCHED_SETAFFINITY_SIZED(SIZED_VERSION)
+	};
+
+	return dlvsym(lib, "sched_setaffinity", versions[0]);
+#else
+	return dlsym(lib, "sched_setaffinity");
+#endif
+}
+
 static void *asker(void *arg)
 {
 	int rounds_after_close = 0;
@@ -68,7 +84,7 @@ int main(int argc, char **argv)
 	}
 	lib_sched_getcpu = (int (*)(void))dlsym(lib, "fastcpu_sched_getcpu");
 	lib_sched_setaffinity = (int (*)(pid_t, size_t, const cpu_set_t *))
-		dlsym(lib, "sched_setaffinity");
+		library_sched_setaffinity(lib);
 	if (lib_sched_getcpu == NULL || lib_sched_setaffinity == NULL)
 		return 1;
 	for (int i = 0; i < THREADS; i++)

@@ -58,6 +58,18 @@ void test_pin(int cpu)
 		      "cannot pin to CPU %d: %s", cpu, strerror(errno));
 }
 
+void test_pin_from_other_process(pid_t tid, const cpu_set_t *set)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(syscall(SYS_sched_setaffinity, tid, sizeof(*set), set) == 0 ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "another process could not pin thread %d", (int)tid);
+}
+
 int test_kernel_cpu(void)
 {
 	unsigned int cpu;

@@ -17,6 +17,9 @@ int test_next_allowed(int cpu);		/* round the set */
 
 /* Pins the calling thread to cpu; fails the test if the kernel refuses. */
 void test_pin(int cpu);
+/* Pins thread tid to set from another process, as taskset -p does: a
+ * change the library cannot see. */
+void test_pin_from_other_process(pid_t tid, const cpu_set_t *set);
 /* The kernel's answer, from the system call itself. */
 int test_kernel_cpu(void);
 unsigned int test_kernel_node(void);
@@ -46,10 +49,22 @@ void test_check_all_cpus(void);
 /* The same from a new thread, whose first call comes after pinning. */
 void test_check_all_cpus_in_thread(void);
 
+/* Tests that need FASTCPU_* settings (read by the library at load) run
+ * their body in a new process: test_respawn() returns NULL there, and in
+ * the calling test, once that process passed, what it wrote on stderr.
+ * Such tests are added with test_add_respawning(). */
+#define TEST_RESPAWN(...) \
+	test_respawn(__func__, _i, (const char *const[]){ __VA_ARGS__, NULL })
+const char *test_respawn(const char *fn, int index, const char *const env[]);
+void test_add_respawning(TCase *tc, const TTest *t, int start, int end);
+bool test_respawned(void);
+int test_run_respawned(void);
+
 /* The suites. */
 Suite *suite_answers(void);
 Suite *suite_backends(void);
 Suite *suite_faults(void);
 Suite *suite_reliability(void);
+Suite *suite_host(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,13 +14,23 @@
 #include "fastcpu.h"
 #include "helpers.h"
 
-/* Each test runs in its own forked child, where the library has not bound
- * yet: the environment set here is what it reads on the first call. */
+/* The library reads its settings at load: each of these tests runs its body
+ * in a new process started with them (TEST_RESPAWN). */
 static const char *const backends[] = { "auto", "rseq", "rdpid", "vdso",
 					"syscall" };
 static const char *const caches[] = { "auto", "on", "off" };
 #define NCACHES (sizeof(caches) / sizeof(caches[0]))
 #define NCOMBOS ((sizeof(backends) / sizeof(backends[0])) * NCACHES)
+
+static char *assignment(const char *name, const char *value)
+{
+	static char text[4][64];
+	static int which;
+	char *out = text[which++ % 4];
+
+	snprintf(out, sizeof(text[0]), "%s=%s", name, value);
+	return out;
+}
 
 START_TEST(forced_backend_every_cpu)
 {
@@ -27,8 +38,9 @@ START_TEST(forced_backend_every_cpu)
 	const char *cache = caches[_i % NCACHES];
 	char buf[64];
 
-	setenv("FASTCPU_BACKEND", backend, 1);
-	setenv("FASTCPU_CACHE", cache, 1);
+	if (TEST_RESPAWN(assignment("FASTCPU_BACKEND", backend),
+			 assignment("FASTCPU_CACHE", cache)))
+		return;
 	test_check_all_cpus_in_thread();
 	test_check_all_cpus();
 	ck_assert_str_eq(fastcpu_backend(),
@@ -46,10 +58,10 @@ static double now_ms(void)
 }
 
 /*
- * The cache's clock really ticks: after a migration the cache was not told
- * of (pthread_setaffinity_np is not sched_setaffinity), the new CPU shows
- * within one tick, 10 ms at most (HZ=100), well inside the 100 ms allowed
- * here. A clock that never moves, or a counter cut too coarsely, fails.
+ * The cache's clock really ticks: after a migration the cache cannot know of
+ * (made by another process, as taskset -p does), the new CPU shows within
+ * one tick, 10 ms at most (HZ=100), well inside the 100 ms allowed here. A
+ * clock that never moves, or a counter cut too coarsely, fails.
  */
 START_TEST(cache_expires_within_a_tick)
 {
@@ -57,13 +69,13 @@ START_TEST(cache_expires_within_a_tick)
 	cpu_set_t one;
 	double start, waited;
 
-	setenv("FASTCPU_BACKEND", "syscall", 1);
-	setenv("FASTCPU_CACHE", "on", 1);
+	if (TEST_RESPAWN("FASTCPU_BACKEND=syscall", "FASTCPU_CACHE=on"))
+		return;
 	test_pin(from);
 	ck_assert_int_eq(sched_getcpu(), from);
 	CPU_ZERO(&one);
 	CPU_SET(to, &one);
-	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	test_pin_from_other_process((pid_t)syscall(SYS_gettid), &one);
 	start = now_ms();
 	while (sched_getcpu() != to && now_ms() - start < 1000)
 		;
@@ -71,26 +83,6 @@ START_TEST(cache_expires_within_a_tick)
 	ck_assert_msg(waited < 100, "the cache kept CPU %d for %.1f ms", from, waited);
 }
 END_TEST
-
-/* Runs fn with stderr going to a file; returns what was written. */
-static char *stderr_of(void (*fn)(void))
-{
-	static char out[4096];
-	FILE *f = tmpfile();
-	int saved = dup(STDERR_FILENO);
-	size_t len;
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_ge(dup2(fileno(f), STDERR_FILENO), 0);
-	fn();
-	ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
-	rewind(f);
-	len = fread(out, 1, sizeof(out) - 1, f);
-	out[len] = '\0';
-	fclose(f);
-	close(saved);
-	return out;
-}
 
 static int count_lines(const char *s)
 {
@@ -111,13 +103,15 @@ static void ask_everything(void)
 START_TEST(invalid_backend_warns_once)
 {
 	char buf[64];
-	const char *err;
+	const char *err = TEST_RESPAWN("FASTCPU_BACKEND=turbo");
 
-	setenv("FASTCPU_BACKEND", "turbo", 1);
-	err = stderr_of(ask_everything);
-	ck_assert_int_eq(count_lines(err), 1);
-	ck_assert_ptr_nonnull(strstr(err, "FASTCPU_BACKEND"));
-	ck_assert_ptr_nonnull(strstr(err, "auto, rseq, rdpid, vdso, syscall"));
+	if (err != NULL) {
+		ck_assert_int_eq(count_lines(err), 1);
+		ck_assert_ptr_nonnull(strstr(err, "FASTCPU_BACKEND"));
+		ck_assert_ptr_nonnull(strstr(err, "auto, rseq, rdpid, vdso, syscall"));
+		return;
+	}
+	ask_everything();
 	ck_assert_str_eq(fastcpu_backend(),
 			 expect_backend_name(NULL, NULL, expect_rseq_ok(),
 					     buf, sizeof(buf)));
@@ -126,12 +120,14 @@ END_TEST
 
 START_TEST(invalid_cache_warns_once)
 {
-	const char *err;
+	const char *err = TEST_RESPAWN("FASTCPU_CACHE=sometimes");
 
-	setenv("FASTCPU_CACHE", "sometimes", 1);
-	err = stderr_of(ask_everything);
-	ck_assert_int_eq(count_lines(err), 1);
-	ck_assert_ptr_nonnull(strstr(err, "FASTCPU_CACHE"));
+	if (err != NULL) {
+		ck_assert_int_eq(count_lines(err), 1);
+		ck_assert_ptr_nonnull(strstr(err, "FASTCPU_CACHE"));
+		return;
+	}
+	ask_everything();
 }
 END_TEST
 
@@ -146,12 +142,15 @@ START_TEST(unavailable_backend_warns_once)
 	char buf[64], want[80];
 	const char *err;
 
-	setenv("FASTCPU_BACKEND", missing_backend(), 1);
-	err = stderr_of(ask_everything);
-	snprintf(want, sizeof(want), "FASTCPU_BACKEND=%s is not available",
-		 missing_backend());
-	ck_assert_int_eq(count_lines(err), 1);
-	ck_assert_ptr_nonnull(strstr(err, want));
+	snprintf(want, sizeof(want), "FASTCPU_BACKEND=%s", missing_backend());
+	err = TEST_RESPAWN(want);
+	if (err != NULL) {
+		ck_assert_int_eq(count_lines(err), 1);
+		ck_assert_ptr_nonnull(strstr(err, want));
+		ck_assert_ptr_nonnull(strstr(err, "is not available"));
+		return;
+	}
+	ask_everything();
 	ck_assert_str_eq(fastcpu_backend(),
 			 expect_backend_name(NULL, NULL, expect_rseq_ok(),
 					     buf, sizeof(buf)));
@@ -160,9 +159,30 @@ END_TEST
 
 START_TEST(valid_settings_are_silent)
 {
+	const char *err = TEST_RESPAWN("FASTCPU_BACKEND=syscall", "FASTCPU_CACHE=on");
+
+	if (err != NULL) {
+		ck_assert_str_eq(err, "");
+		return;
+	}
+	ask_everything();
+}
+END_TEST
+
+/* Read at load: a setenv() afterwards changes nothing, and nothing races
+ * with it. */
+START_TEST(settings_read_at_load)
+{
+	char buf[64];
+
+	if (TEST_RESPAWN("FASTCPU_CACHE=off"))
+		return;
 	setenv("FASTCPU_BACKEND", "syscall", 1);
 	setenv("FASTCPU_CACHE", "on", 1);
-	ck_assert_str_eq(stderr_of(ask_everything), "");
+	ask_everything();
+	ck_assert_str_eq(fastcpu_backend(),
+			 expect_backend_name(NULL, "off", expect_rseq_ok(),
+					     buf, sizeof(buf)));
 }
 END_TEST
 
@@ -172,14 +192,15 @@ Suite *suite_backends(void)
 	TCase *tc = tcase_create("forced");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, forced_backend_every_cpu, 0, (int)NCOMBOS);
-	tcase_add_test(tc, invalid_backend_warns_once);
-	tcase_add_test(tc, invalid_cache_warns_once);
-	tcase_add_test(tc, valid_settings_are_silent);
+	test_add_respawning(tc, forced_backend_every_cpu, 0, (int)NCOMBOS);
+	test_add_respawning(tc, invalid_backend_warns_once, 0, 1);
+	test_add_respawning(tc, invalid_cache_warns_once, 0, 1);
+	test_add_respawning(tc, valid_settings_are_silent, 0, 1);
+	test_add_respawning(tc, settings_read_at_load, 0, 1);
 	if (CPU_COUNT(&test_allowed) > 1)
-		tcase_add_test(tc, cache_expires_within_a_tick);
+		test_add_respawning(tc, cache_expires_within_a_tick, 0, 1);
 	if (missing_backend() != NULL)	/* valgrind, a generic build */
-		tcase_add_test(tc, unavailable_backend_warns_once);
+		test_add_respawning(tc, unavailable_backend_warns_once, 0, 1);
 	suite_add_tcase(s, tc);
 	return s;
 }

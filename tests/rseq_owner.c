@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* tests/rseq_owner.c: a stand-in for librseq, for owner_probe.c. */
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "rseq_owner.h"
+
+/*
+ * Behaves as the owners libfastcpu must defer to, written from their
+ * published conventions:
+ * - current librseq (and tcmalloc's, ClickHouse's area): a strong,
+ *   exported, initial-exec TLS __rseq_abi, registered with 32 bytes by
+ *   each thread that asks; glibc's area used instead when glibc registered
+ *   one; and abort() when a thread's registration fails after another
+ *   thread's succeeded, as librseq does ("incoherent" registration);
+ * - with RSEQ_OWNER_REFCOUNT, older librseq: __rseq_refcount beside it,
+ *   incremented by every user, the area registered by the one taking it
+ *   from 0, marked -2 when that fails (unless EBUSY), signals blocked.
+ */
+/* librseq's and glibc's signature, which every user of a shared area must
+ * register and check with (the library's arch headers spell it). */
+#define RSEQ_OWNER_SIG	FASTCPU_RSEQ_SIG
+
+struct rseq_owner_area {
+	uint32_t cpu_id_start;
+	uint32_t cpu_id;
+	uint64_t rseq_cs;
+	uint32_t flags;
+} __attribute__((aligned(32)));
+
+#define TLS_IE __thread __attribute__((tls_model("initial-exec")))
+
+__attribute__((visibility("default")))
+TLS_IE struct rseq_owner_area __rseq_abi = { .cpu_id = (uint32_t)-1 };
+
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+static bool glibc_registered(void)
+{
+	return &__rseq_size && __rseq_size != 0;
+}
+
+static volatile struct rseq_owner_area *area(void)
+{
+	if (glibc_registered())
+		return (void *)((char *)fastcpu_arch_thread_pointer() + __rseq_offset);
+	return &__rseq_abi;
+}
+
+static long sys_rseq(int flags)
+{
+	return syscall(SYS_rseq, &__rseq_abi, 32, flags, RSEQ_OWNER_SIG);
+}
+
+#ifndef RSEQ_OWNER_REFCOUNT
+static int reg_success;
+
+int rseq_owner_register(void)
+{
+	if (glibc_registered())
+		return 0;
+	if (sys_rseq(0) != 0) {
+		if (__atomic_load_n(&reg_success, __ATOMIC_RELAXED))
+			abort();	/* as librseq: incoherent success/failure */
+		return -1;
+	}
+	__atomic_store_n(&reg_success, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+#else
+__attribute__((visibility("default"))) TLS_IE volatile uint32_t __rseq_refcount;
+
+int rseq_owner_register(void)
+{
+	sigset_t all, old;
+	int ret = 0;
+
+	if (glibc_registered())
+		return 0;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (__rseq_refcount++ == 0) {
+		if (sys_rseq(0) != 0) {
+			if (errno != EBUSY)
+				__rseq_abi.cpu_id = (uint32_t)-2;
+			__rseq_refcount--;
+			ret = -1;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+#endif
+
+int rseq_owner_cpu(void)
+{
+	return (int)area()->cpu_id;
+}
+
+/* Whether this thread's area is the one the kernel has registered: asking
+ * again for the same area and signature is EBUSY then. */
+bool rseq_owner_registered_here(void)
+{
+	if (glibc_registered())
+		return true;
+	return sys_rseq(0) == -1 && errno == EBUSY;
+}
