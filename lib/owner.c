@@ -84,6 +84,8 @@ static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name)
 	uint32_t h = 5381;
 	ElfW(Addr) word, mask;
 
+	if (nbuckets == 0 || nbloom == 0)
+		return NULL;
 	for (const char *c = name; *c; c++)
 		h = h * 33 + (unsigned char)*c;
 	word = bloom[(h / bits) % nbloom];
@@ -111,6 +113,8 @@ static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name)
 		h ^= (h >> 24) & 0xf0;
 	}
 	h &= 0x0fffffff;
+	if (nbuckets == 0)
+		return NULL;
 	for (uint32_t i = buckets[h % nbuckets]; i != 0; i = chain[i])
 		if (is_defined_tls(o, i, name))
 			return &o->symtab[i];
