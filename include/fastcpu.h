@@ -30,8 +30,9 @@ FASTCPU_VISIBLE int fastcpu_sched_getcpu(void);
 FASTCPU_VISIBLE int fastcpu_getcpu(unsigned int *cpu, unsigned int *node);
 
 /* The name of the mechanism that serves the calling thread: "rseq (glibc)",
- * "rseq (own)", "rdpid", "vdso" or "syscall", with "+cache" when the
- * per-thread cache is in front of it. Never NULL; a static string. */
+ * "rseq (program)" (librseq's or another owner's area), "rseq (own)",
+ * "rdpid", "vdso" or "syscall", with "+cache" when the per-thread cache is
+ * in front of it. Never NULL; a static string. */
 FASTCPU_VISIBLE const char *fastcpu_backend(void);
 
 /*

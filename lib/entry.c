@@ -164,7 +164,7 @@ FASTCPU_EXPORT const char *fastcpu_backend(void)
 		case FASTCPU_RSEQ_GLIBC:
 			return "rseq (glibc)";
 		case FASTCPU_RSEQ_PROGRAM:
-			return "rseq (__rseq_abi)";
+			return "rseq (program)";
 		case FASTCPU_RSEQ_OWN:
 			return "rseq (own)";
 		default:

@@ -91,15 +91,17 @@ enum fastcpu_rseq_owner { FASTCPU_RSEQ_NONE, FASTCPU_RSEQ_GLIBC,
 void fastcpu_rseq_attach(const struct fastcpu_binding *b);
 enum fastcpu_rseq_owner fastcpu_rseq_owner(void);
 
-/* Another owner of threads' rseq areas in the process (owner.c): an object
- * exporting the initial-exec TLS area __rseq_abi (librseq, tcmalloc), and,
- * for those that share it by reference count, __rseq_refcount. Looked up
- * once, at load. Both are offsets from the thread pointer. */
+/* Another owner of threads' rseq areas in the process (owner.c), looked up
+ * once, at load: an object exporting the initial-exec TLS area __rseq_abi
+ * (tcmalloc, older librseq) and, where shared by reference count,
+ * __rseq_refcount, both offsets from the thread pointer; or librseq's
+ * published offset of its area (0 until librseq initialises). */
 struct fastcpu_rseq_program_owner {
 	bool found;
 	bool refcounted;
 	ptrdiff_t area_offset;
 	ptrdiff_t refcount_offset;
+	const ptrdiff_t *published_offset;	/* or NULL */
 };
 void fastcpu_find_program_owner(void);
 extern struct fastcpu_rseq_program_owner fastcpu_program_owner;

@@ -12,11 +12,17 @@
 /*
  * Where glibc does not register rseq (glibc.pthread.rseq=0, glibc < 2.35,
  * musl), a thread's one rseq registration belongs to whoever the program
- * chose: librseq, tcmalloc, ClickHouse and others export an initial-exec TLS
- * area __rseq_abi (older librseq also a __rseq_refcount shared with anyone
- * who follows it). If libfastcpu registered first, such an owner would get
- * EINVAL, and librseq aborts on that. So the library looks for the symbols
- * before any thread registers, and defers to them (rseq.c).
+ * chose. Two conventions say who that is:
+ * - an exported initial-exec TLS area __rseq_abi (tcmalloc, ClickHouse,
+ *   librseq before 0.1), older librseq also a __rseq_refcount shared with
+ *   anyone who follows it;
+ * - librseq 0.1 and later, like glibc: its area is private, its offset from
+ *   the thread pointer published in rseq_offset (beside the function
+ *   rseq_register_current_thread, which names the convention), 0 until
+ *   librseq initialises on its first registration.
+ * If libfastcpu registered first, such an owner would get EINVAL, and
+ * librseq aborts on that. So the library looks for the symbols before any
+ * thread registers, and defers to them (rseq.c).
  *
  * Looked up once, at load (bind.c), in the dynamic symbol tables of the
  * objects loaded then, in load order, through their hash tables: dlsym()
@@ -64,16 +70,18 @@ static bool read_object(const struct dl_phdr_info *info, struct object *o)
 	return o->symtab && o->strtab && (o->hash || o->gnu_hash);
 }
 
-static bool is_defined_tls(const struct object *o, uint32_t i, const char *name)
+static bool is_defined(const struct object *o, uint32_t i, const char *name,
+		       unsigned int type)
 {
 	const ElfW(Sym) *s = &o->symtab[i];
 
-	return ELF64_ST_TYPE(s->st_info) /* same in ELF32 */ == STT_TLS &&
+	return ELF64_ST_TYPE(s->st_info) /* same in ELF32 */ == type &&
 	       s->st_shndx != SHN_UNDEF && strcmp(o->strtab + s->st_name, name) == 0;
 }
 
 /* The GNU hash table: a Bloom filter, then one bucket's chain. */
-static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name)
+static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name,
+				   unsigned int type)
 {
 	const uint32_t *gh = o->gnu_hash;
 	const unsigned int bits = sizeof(ElfW(Addr)) * 8;
@@ -95,7 +103,7 @@ static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name)
 	for (uint32_t i = buckets[h % nbuckets]; i >= symoffset; i++) {
 		uint32_t h2 = chain[i - symoffset];
 
-		if ((h | 1) == (h2 | 1) && is_defined_tls(o, i, name))
+		if ((h | 1) == (h2 | 1) && is_defined(o, i, name, type))
 			return &o->symtab[i];
 		if (h2 & 1)
 			break;
@@ -103,7 +111,8 @@ static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name)
 	return NULL;
 }
 
-static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name)
+static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name,
+				    unsigned int type)
 {
 	uint32_t nbuckets = o->hash[0], h = 0;
 	const uint32_t *buckets = o->hash + 2, *chain = buckets + nbuckets;
@@ -116,16 +125,22 @@ static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name)
 	if (nbuckets == 0)
 		return NULL;
 	for (uint32_t i = buckets[h % nbuckets]; i != 0; i = chain[i])
-		if (is_defined_tls(o, i, name))
+		if (is_defined(o, i, name, type))
 			return &o->symtab[i];
 	return NULL;
+}
+
+static const ElfW(Sym) *lookup(const struct object *o, const char *name,
+				unsigned int type)
+{
+	return o->gnu_hash ? gnu_lookup(o, name, type) : sysv_lookup(o, name, type);
 }
 
 /* The offset from the thread pointer of name in this object's TLS. */
 static bool tls_offset(const struct dl_phdr_info *info, const struct object *o,
 		       const char *name, ptrdiff_t *offset)
 {
-	const ElfW(Sym) *s = o->gnu_hash ? gnu_lookup(o, name) : sysv_lookup(o, name);
+	const ElfW(Sym) *s = lookup(o, name, STT_TLS);
 
 	if (s == NULL || info->dlpi_tls_data == NULL)
 		return false;
@@ -134,25 +149,49 @@ static bool tls_offset(const struct dl_phdr_info *info, const struct object *o,
 	return true;
 }
 
-static int look_in(struct dl_phdr_info *info, size_t size, void *found)
+/* What the walk over the loaded objects found, in load order. */
+struct search {
+	struct fastcpu_rseq_program_owner owner;
+	const ptrdiff_t *first_rseq_offset;
+	bool librseq;
+};
+
+static int look_in(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct fastcpu_rseq_program_owner *o = found;
+	struct search *found = arg;
+	struct fastcpu_rseq_program_owner *o = &found->owner;
+	const ElfW(Sym) *s;
 	struct object obj;
 
 	if (size < offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *) ||
-	    !read_object(info, &obj) ||
-	    !tls_offset(info, &obj, "__rseq_abi", &o->area_offset))
+	    !read_object(info, &obj))
 		return 0;
-	o->found = true;
-	o->refcounted = tls_offset(info, &obj, "__rseq_refcount",
-				   &o->refcount_offset);
-	return 1;	/* the first definition, as the dynamic linker binds */
+	if (tls_offset(info, &obj, "__rseq_abi", &o->area_offset)) {
+		o->found = true;
+		o->refcounted = tls_offset(info, &obj, "__rseq_refcount",
+					   &o->refcount_offset);
+		return 1;	/* the first definition, as the loader binds */
+	}
+	/* The first definition in load order is the live one: a program that
+	 * reads rseq_offset has a copy of it, which librseq's code uses. */
+	s = lookup(&obj, "rseq_offset", STT_OBJECT);
+	if (s != NULL && s->st_size == sizeof(ptrdiff_t) &&
+	    found->first_rseq_offset == NULL)
+		found->first_rseq_offset = (const ptrdiff_t *)(info->dlpi_addr +
+							       s->st_value);
+	if (lookup(&obj, "rseq_register_current_thread", STT_FUNC) != NULL)
+		found->librseq = true;
+	return 0;
 }
 
 void fastcpu_find_program_owner(void)
 {
-	struct fastcpu_rseq_program_owner o = { .found = false };
+	struct search found = { .librseq = false };
 
-	dl_iterate_phdr(look_in, &o);
-	fastcpu_program_owner = o;
+	dl_iterate_phdr(look_in, &found);
+	if (!found.owner.found && found.librseq && found.first_rseq_offset) {
+		found.owner.found = true;
+		found.owner.published_offset = found.first_rseq_offset;
+	}
+	fastcpu_program_owner = found.owner;
 }

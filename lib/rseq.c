@@ -192,6 +192,16 @@ static struct fastcpu_rseq_abi *program_area(void)
 	return thread_at(fastcpu_program_owner.area_offset);
 }
 
+/* librseq's area, once it has published where its areas are (its first
+ * registration in any thread); NULL before. */
+static struct fastcpu_rseq_abi *published_area(void)
+{
+	ptrdiff_t offset = __atomic_load_n(fastcpu_program_owner.published_offset,
+					   __ATOMIC_ACQUIRE);
+
+	return offset == 0 ? NULL : thread_at(offset);
+}
+
 static volatile uint32_t *program_refcount(void)
 {
 	return thread_at(fastcpu_program_owner.refcount_offset);
@@ -236,12 +246,18 @@ static void release_shared(void)
  * the fast path starts working the moment the owner registers; -2 (its
  * registration failed) sends every call to the fallback. The kernel resets
  * cpu_id to -1 when the owner unregisters. Only the refcount convention
- * lets the library register the owner's area itself.
+ * lets the library register the owner's area itself. NULL: where librseq's
+ * area is not published yet; the caller leaves the thread unattached.
  */
 static const volatile int *program_cpu_id(void)
 {
-	struct fastcpu_rseq_abi *area = program_area();
+	struct fastcpu_rseq_abi *area;
 
+	if (fastcpu_program_owner.published_offset != NULL) {
+		area = published_area();
+		return area ? (const volatile int *)&area->cpu_id : NULL;
+	}
+	area = program_area();
 	if (fastcpu_program_owner.refcounted && !holds_shared_ref &&
 	    (int)area->cpu_id == FASTCPU_CPU_UNATTACHED &&
 	    fastcpu_task_owns_tls())
@@ -267,6 +283,8 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 		}
 	} else if (fastcpu_program_owner.found) {
 		ref = program_cpu_id();
+		if (ref == NULL)
+			return;	/* asked again on the next call */
 		who = FASTCPU_RSEQ_PROGRAM;
 	} else if (!fastcpu_task_owns_tls()) {
 		return;		/* vfork child: its parent's TLS, left alone */

@@ -23,7 +23,11 @@
  *   thread's succeeded, as librseq does ("incoherent" registration);
  * - with RSEQ_OWNER_REFCOUNT, older librseq: __rseq_refcount beside it,
  *   incremented by every user, the area registered by the one taking it
- *   from 0, marked -2 when that fails (unless EBUSY), signals blocked.
+ *   from 0, marked -2 when that fails (unless EBUSY), signals blocked;
+ * - with RSEQ_OWNER_PUBLISHED, librseq 0.1 and later: the area private,
+ *   its offset from the thread pointer published in rseq_offset (and
+ *   rseq_size, rseq_flags) when librseq initialises, on the first
+ *   registration, beside rseq_register_current_thread; the abort as above.
  */
 /* librseq's and glibc's signature, which every user of a shared area must
  * register and check with (the library's arch headers spell it). */
@@ -38,8 +42,12 @@ struct rseq_owner_area {
 
 #define TLS_IE __thread __attribute__((tls_model("initial-exec")))
 
-__attribute__((visibility("default")))
-TLS_IE struct rseq_owner_area __rseq_abi = { .cpu_id = (uint32_t)-1 };
+#ifdef RSEQ_OWNER_PUBLISHED
+# define AREA_LINKAGE static
+#else
+# define AREA_LINKAGE __attribute__((visibility("default")))
+#endif
+AREA_LINKAGE TLS_IE struct rseq_owner_area __rseq_abi = { .cpu_id = (uint32_t)-1 };
 
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
@@ -64,16 +72,37 @@ static long sys_rseq(int flags)
 #ifndef RSEQ_OWNER_REFCOUNT
 static int reg_success;
 
+# ifdef RSEQ_OWNER_PUBLISHED
+__attribute__((visibility("default"))) ptrdiff_t rseq_offset;
+__attribute__((visibility("default"))) unsigned int rseq_size, rseq_flags;
+
+/* Published on the first registration, as librseq's rseq_init() does. */
+static void publish(void)
+{
+	ptrdiff_t offset = (char *)&__rseq_abi - (char *)fastcpu_arch_thread_pointer();
+
+	__atomic_store_n(&rseq_offset, offset, __ATOMIC_RELEASE);
+}
+# else
+static void publish(void)
+{
+}
+# endif
+
 int rseq_owner_register(void)
 {
 	if (glibc_registered())
 		return 0;
+	publish();
 	if (sys_rseq(0) != 0) {
 		if (__atomic_load_n(&reg_success, __ATOMIC_RELAXED))
 			abort();	/* as librseq: incoherent success/failure */
 		return -1;
 	}
 	__atomic_store_n(&reg_success, 1, __ATOMIC_RELAXED);
+# ifdef RSEQ_OWNER_PUBLISHED
+	__atomic_store_n(&rseq_size, 32, __ATOMIC_RELAXED);
+# endif
 	return 0;
 }
 #else
@@ -114,3 +143,9 @@ bool rseq_owner_registered_here(void)
 		return true;
 	return sys_rseq(0) == -1 && errno == EBUSY;
 }
+
+#ifdef RSEQ_OWNER_PUBLISHED
+/* The name by which the convention is recognised. */
+__attribute__((visibility("default"))) int rseq_register_current_thread(void)
+	__attribute__((alias("rseq_owner_register")));
+#endif

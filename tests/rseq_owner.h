@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 /* Registers the calling thread's __rseq_abi (glibc's area serves when glibc
- * registered one); 0 or -1. Current librseq's variant aborts on a failure
- * after another thread's success. */
+ * registered one); 0 or -1. librseq's variants abort on a failure after
+ * another thread's success. */
 int rseq_owner_register(void);
 /* The cpu_id of the calling thread's area. */
 int rseq_owner_cpu(void);

@@ -124,8 +124,8 @@ static const char *explain(const struct facts *f)
 {
 	if (strncmp(f->backend, "rseq (glibc)", 12) == 0)
 		return "glibc registered an rseq area for every thread: one load of its cpu_id";
-	if (strncmp(f->backend, "rseq (__rseq_abi)", 17) == 0)
-		return "the program's own rseq owner (__rseq_abi) registered the area: libfastcpu reads it";
+	if (strncmp(f->backend, "rseq (program)", 14) == 0)
+		return "an rseq owner the program loaded (librseq, tcmalloc) registered the area: libfastcpu reads it";
 	if (strncmp(f->backend, "rseq (own)", 10) == 0)
 		return "glibc did not register rseq: libfastcpu registered its own area";
 	if (getenv("FASTCPU_BACKEND") != NULL && *getenv("FASTCPU_BACKEND") != '\0' &&
