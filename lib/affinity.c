@@ -81,29 +81,23 @@ static void *next_definition(void **cache, const char *name, const char *version
 #define AT_VERSION(fn, name, version) \
 	__asm__(".symver " #fn "," name "@" version)
 
-#define SCHED_SIZED(i, version)						\
-	FASTCPU_EXPORT sched_set_fn fastcpu_glibc_sched_setaffinity_##i; \
-	int fastcpu_glibc_sched_setaffinity_##i(		\
-		pid_t pid, size_t size, const cpu_set_t *set)		\
+/* The wrapper of func at version, taking params and passing the rest on. */
+#define WRAPPER(func, suffix, fn_type, missing, version, params, ...)	\
+	FASTCPU_EXPORT fn_type fastcpu_glibc_##func##_##suffix;		\
+	int fastcpu_glibc_##func##_##suffix params			\
 	{								\
-		sched_set_fn *next = NEXT(sched_set_fn,			\
-			"sched_setaffinity", version);			\
-		return CHANGE_AFFINITY(next, -1, pid, size, set);	\
+		fn_type *next = NEXT(fn_type, #func, version);		\
+		return CHANGE_AFFINITY(next, missing, __VA_ARGS__);	\
 	}								\
-	AT_VERSION(fastcpu_glibc_sched_setaffinity_##i,		\
-		   "sched_setaffinity", version);
+	AT_VERSION(fastcpu_glibc_##func##_##suffix, #func, version);
 
+#define SCHED_SIZED(i, version)						\
+	WRAPPER(sched_setaffinity, i, sched_set_fn, -1, version,	\
+		(pid_t pid, size_t size, const cpu_set_t *set), pid, size, set)
 #define PTHREAD_SIZED(i, version)					\
-	FASTCPU_EXPORT pthread_set_fn fastcpu_glibc_pthread_setaffinity_np_##i; \
-	int fastcpu_glibc_pthread_setaffinity_np_##i(	\
-		pthread_t thread, size_t size, const cpu_set_t *set)	\
-	{								\
-		pthread_set_fn *next = NEXT(pthread_set_fn,		\
-			"pthread_setaffinity_np", version);		\
-		return CHANGE_AFFINITY(next, ENOSYS, thread, size, set); \
-	}								\
-	AT_VERSION(fastcpu_glibc_pthread_setaffinity_np_##i,		\
-		   "pthread_setaffinity_np", version);
+	WRAPPER(pthread_setaffinity_np, i, pthread_set_fn, ENOSYS, version, \
+		(pthread_t thread, size_t size, const cpu_set_t *set),	\
+		thread, size, set)
 
 #ifdef FASTCPU_SCHED_SETAFFINITY_SIZED
 FASTCPU_SCHED_SETAFFINITY_SIZED(SCHED_SIZED)
@@ -127,30 +121,14 @@ FASTCPU_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size,
 #endif
 
 #ifdef FASTCPU_SCHED_SETAFFINITY_SIZELESS
-FASTCPU_EXPORT sched_set_sizeless_fn fastcpu_glibc_sched_setaffinity_sizeless;
-int fastcpu_glibc_sched_setaffinity_sizeless(pid_t pid, const cpu_set_t *set)
-{
-	sched_set_sizeless_fn *next = NEXT(sched_set_sizeless_fn,
-		"sched_setaffinity", FASTCPU_SCHED_SETAFFINITY_SIZELESS);
-
-	return CHANGE_AFFINITY(next, -1, pid, set);
-}
-AT_VERSION(fastcpu_glibc_sched_setaffinity_sizeless, "sched_setaffinity",
-	   FASTCPU_SCHED_SETAFFINITY_SIZELESS);
+WRAPPER(sched_setaffinity, sizeless, sched_set_sizeless_fn, -1,
+	FASTCPU_SCHED_SETAFFINITY_SIZELESS,
+	(pid_t pid, const cpu_set_t *set), pid, set)
 #endif
-
 #ifdef FASTCPU_PTHREAD_SETAFFINITY_SIZELESS
-FASTCPU_EXPORT pthread_set_sizeless_fn fastcpu_glibc_pthread_setaffinity_np_sizeless;
-int fastcpu_glibc_pthread_setaffinity_np_sizeless(pthread_t thread,
-						  const cpu_set_t *set)
-{
-	pthread_set_sizeless_fn *next = NEXT(pthread_set_sizeless_fn,
-		"pthread_setaffinity_np", FASTCPU_PTHREAD_SETAFFINITY_SIZELESS);
-
-	return CHANGE_AFFINITY(next, ENOSYS, thread, set);
-}
-AT_VERSION(fastcpu_glibc_pthread_setaffinity_np_sizeless,
-	   "pthread_setaffinity_np", FASTCPU_PTHREAD_SETAFFINITY_SIZELESS);
+WRAPPER(pthread_setaffinity_np, sizeless, pthread_set_sizeless_fn, ENOSYS,
+	FASTCPU_PTHREAD_SETAFFINITY_SIZELESS,
+	(pthread_t thread, const cpu_set_t *set), thread, set)
 #endif
 
 #endif /* PIC */

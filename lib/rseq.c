@@ -176,17 +176,6 @@ static bool register_own(const struct fastcpu_binding *b)
 	return false;
 }
 
-/*
- * The reference-count convention of older librseq, followed exactly: every
- * user of the shared __rseq_abi increments __rseq_refcount, and the one that
- * takes it from 0 registers the area (32 bytes, the size that convention's
- * area has); a failed registration gives the count back and, unless the
- * area was already registered (EBUSY), marks it failed (cpu_id -2, a write
- * the convention makes, into an area the kernel does not own). The
- * library's reference lasts as long as the thread (musl: released at exit).
- * A signal handler that interrupts this sees the flag set and the area not
- * yet live, and is answered by the fallback.
- */
 static struct fastcpu_rseq_abi *program_area(void)
 {
 	return thread_at(fastcpu_program_owner.area_offset);
@@ -207,6 +196,17 @@ static volatile uint32_t *program_refcount(void)
 	return thread_at(fastcpu_program_owner.refcount_offset);
 }
 
+/*
+ * The reference-count convention of older librseq, followed exactly: every
+ * user of the shared __rseq_abi increments __rseq_refcount, and the one that
+ * takes it from 0 registers the area (32 bytes, the size that convention's
+ * area has); a failed registration gives the count back and, unless the
+ * area was already registered (EBUSY), marks it failed (cpu_id -2, a write
+ * the convention makes, into an area the kernel does not own). The
+ * library's reference lasts as long as the thread (musl: released at exit).
+ * A signal handler that interrupts this sees the flag set and the area not
+ * yet live, and is answered by the fallback.
+ */
 static void share_program_area(void)
 {
 	struct fastcpu_rseq_abi *area = program_area();

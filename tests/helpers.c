@@ -48,6 +48,17 @@ int test_next_allowed(int cpu)
 	return cpu;
 }
 
+int test_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 void test_pin(int cpu)
 {
 	cpu_set_t one;

@@ -15,6 +15,9 @@ void test_record_allowed(void);
 int test_first_allowed(void);
 int test_next_allowed(int cpu);		/* round the set */
 
+/* Runs a test program's one suite; its exit status. */
+int test_run_suite(Suite *s);
+
 /* Pins the calling thread to cpu; fails the test if the kernel refuses. */
 void test_pin(int cpu);
 /* Pins thread tid to set from another process, as taskset -p does: a

@@ -135,8 +135,6 @@ int main(void)
 {
 	Suite *s = suite_create("rseq owner");
 	TCase *tc = tcase_create("owner");
-	SRunner *sr;
-	int failed;
 
 	test_record_allowed();
 	if (!test_kernel_rseq_usable()) {
@@ -146,9 +144,5 @@ int main(void)
 	tcase_add_loop_test(tc, owner_keeps_its_area, 0, 2);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run_suite(s);
 }

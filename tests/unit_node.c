@@ -155,8 +155,6 @@ int main(void)
 {
 	Suite *s = suite_create("node table");
 	TCase *sysfs = tcase_create("sysfs"), *fake = tcase_create("fake trees");
-	SRunner *sr;
-	int failed;
 
 	test_record_allowed();
 	tcase_add_test(sysfs, table_matches_sysfs);
@@ -166,9 +164,5 @@ int main(void)
 	tcase_add_test(fake, malformed_lists);
 	suite_add_tcase(s, sysfs);
 	suite_add_tcase(s, fake);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run_suite(s);
 }
