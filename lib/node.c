@@ -19,8 +19,9 @@
 /*
  * Only for kernels whose rseq area has no node_id (before 6.3). Filled on
  * the first getcpu() that asks for a node, never at load. Racing fillers
- * (threads, or a signal handler interrupting a fill) store the same values,
- * so there is nothing to lock. A CPU in no node's list (plugged in since,
+ * (threads, or a signal handler interrupting a fill) each fill a mapping of
+ * their own and publish it with one compare-and-swap: nothing to lock, no
+ * half-filled table seen. A CPU in no node's list (plugged in since,
  * no sysfs at all) is not in the table: the caller asks the kernel.
  * Files are read with open/read/close and a small stack buffer: this may run
  * in a signal handler, on a small alternate stack. The table is mapped when
@@ -35,7 +36,10 @@ struct list_reader {
 	char buf[64];
 };
 
-/* The next character of the file, or -1 at its end. */
+enum { END = -1, READ_ERROR = -2 };
+
+/* The next character of the file, END at its end, or READ_ERROR: a list cut
+ * short by an error must not pass for a shorter list. */
 static int next_char(struct list_reader *r)
 {
 	if (r->pos == r->len) {
@@ -45,7 +49,7 @@ static int next_char(struct list_reader *r)
 			n = read(r->fd, r->buf, sizeof(r->buf));
 		while (n < 0 && errno == EINTR);
 		if (n <= 0)
-			return -1;
+			return n == 0 ? END : READ_ERROR;
 		r->pos = 0;
 		r->len = (int)n;
 	}
@@ -54,8 +58,10 @@ static int next_char(struct list_reader *r)
 
 /*
  * Calls fn(i, arg) for each i of a sysfs list file such as "0-3,8,10-11".
- * A value counts only after a digit: an empty list (a memory-only node's
- * cpulist is "\n") gives nothing, and anything malformed ends the list.
+ * An item counts only with digits and once ended by ',', a newline or the
+ * end of file: an empty list (a memory-only node's cpulist is "\n") gives
+ * nothing, and anything else ends the list (even "0-7:2/4", a
+ * bitmap_parselist() form that means fewer CPUs than 0-7).
  */
 static void for_each_in_list(const char *path, void (*fn)(unsigned long, void *),
 			     void *arg)
@@ -80,12 +86,14 @@ static void for_each_in_list(const char *path, void (*fn)(unsigned long, void *)
 		if (c == '-' && !range) {
 			first = n;
 			range = true;
-		} else {
+		} else if (c == ',' || c == '\n' || c == END) {
 			for (unsigned long i = range ? first : n; i <= n && i < MAX_CPUS; i++)
 				fn(i, arg);
 			if (c != ',')
 				break;
 			range = false;
+		} else {
+			break;
 		}
 		n = 0;
 		digits = false;
