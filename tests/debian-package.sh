@@ -13,6 +13,10 @@ version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 src=$work/libfastcpu-${version%-*}
 rm -rf "$work" && mkdir -p "$src"
 git -C "$top" archive HEAD | tar -x -C "$src"
+# As the README has it: the packages are built in the tree its first
+# command configured and built in place.
+(cd "$src" && autoreconf -fi && ./configure && make) >"$work/in-place.log" 2>&1 ||
+	{ tail -20 "$work/in-place.log"; exit 1; }
 (cd "$src" && dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1) ||
 	{ tail -40 "$work/build.log"; exit 1; }
 echo "built: $(cd "$work" && ls ./*.deb | tr '\n' ' ')"

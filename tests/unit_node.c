@@ -132,22 +132,21 @@ START_TEST(no_tree_knows_no_cpu)
 }
 END_TEST
 
-/* Nothing but well-formed values, nothing beyond the table, no crash. */
+/* Nothing but well-formed items (digits, ended by ',', newline or end of
+ * file), nothing beyond the table, no crash. */
 START_TEST(malformed_lists)
 {
-	make_tree("0-6\n", (const char *const[]){ "node0=-3\n", "node1=3-\n",
-		"node2=,,\n", "node3=5-6-\n", "node4=abc\n", "node5=8190-99999\n",
-		"node6=4,x\n", NULL });
-	ck_assert_int_eq(node_of(0), -1);
-	ck_assert_int_eq(node_of(3), -1);
-	ck_assert_int_eq(node_of(4), 6);	/* before the junk */
-	ck_assert_int_eq(node_of(5), 3);	/* the well-formed range */
-	ck_assert_int_eq(node_of(6), 3);
-	ck_assert_int_eq(node_of(7), -1);
-	ck_assert_int_eq(node_of(8190), 5);
+	make_tree("0-9\n", (const char *const[]){ "node0=-3\n", "node1=3-\n",
+		"node2=2,,7\n", "node3=5-6-\n", "node4=abc\n", "node5=8190-99999\n",
+		"node6=4,x\n", "node7=0-7:2/4\n", "node8=123456789012345678901234\n",
+		"node9=1x\n", NULL });
+	ck_assert_int_eq(node_of(2), 2);	/* before the junk */
+	ck_assert_int_eq(node_of(4), 6);
+	ck_assert_int_eq(node_of(8190), 5);	/* the part in the table */
 	ck_assert_int_eq(node_of(8191), 5);
-	for (int cpu = 9; cpu < 8190; cpu++)
-		ck_assert_int_eq(node_of(cpu), -1);
+	for (int cpu = 0; cpu < 8190; cpu++)
+		if (cpu != 2 && cpu != 4)
+			ck_assert_int_eq(node_of(cpu), -1);
 }
 END_TEST
 
