@@ -46,6 +46,8 @@ C
 cc "$work/consumer.c" -o "$work/consumer" $(pkg-config --cflags --libs fastcpu)
 "$work/consumer"
 fastcpu run -- "$work/consumer"
+# Installed, it preloads by name: each child's own word size finds its copy.
+[ "$(fastcpu run -- printenv LD_PRELOAD)" = libfastcpu.so.0 ]
 fastcpu bench --quick --runs 11 | tail -n 4
 man -w fastcpu.3 fastcpu.1 fastcpu-bench.1 >/dev/null
 echo "debian-package.sh: packages build, pass lintian, install and work"

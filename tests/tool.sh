@@ -41,4 +41,17 @@ got=$(LD_PRELOAD=$FASTCPU_LIB $fastcpu run --library "$FASTCPU_LIB" -- printenv 
 [ "$got" = "$FASTCPU_LIB" ] || fail "run added the library twice: $got"
 status=0; $fastcpu run --library "$FASTCPU_LIB" -- /nonexistent/command 2>/dev/null || status=$?
 [ "$status" = 127 ] || fail "a missing command exited $status, not 127"
+# Run from the build tree, it preloads the build tree's library.
+got=$($fastcpu run -- printenv LD_PRELOAD)
+[ "$(realpath "$got")" = "$(realpath "$FASTCPU_LIB")" ] || fail "run preloads $got, not this build's library"
+$fastcpu run -- ./preload_probe >/dev/null || fail "run without --library"
+# An entry that merely contains the name is another library.
+got=$(LD_PRELOAD=/opt/old$FASTCPU_LIB $fastcpu run --library "$FASTCPU_LIB" -- printenv LD_PRELOAD 2>/dev/null)
+[ "$got" = "/opt/old$FASTCPU_LIB $FASTCPU_LIB" ] || fail "run took /opt/old$FASTCPU_LIB for its library: $got"
+# A library that is not there: a clear line and a failure, never the
+# program running without it.
+status=0; $fastcpu run --library /nonexistent/libfastcpu.so.0 -- true 2>"$$.err" || status=$?
+[ "$status" = 127 ] && grep -q 'cannot preload /nonexistent/libfastcpu.so.0' "$$.err" ||
+	fail "a missing library: status $status, $(cat "$$.err")"
+rm -f "$$.err"
 echo "tool.sh: fastcpu run, info, --help, --version and bad usage behave"

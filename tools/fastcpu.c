@@ -37,6 +37,20 @@ static int fail_usage(void)
 	return 2;
 }
 
+/* Whether LD_PRELOAD's list (space- or colon-separated) has entry. */
+static bool preloads(const char *list, const char *entry)
+{
+	size_t len = strlen(entry);
+
+	for (const char *p = list; *p != '\0'; p += strcspn(p, " :")) {
+		p += strspn(p, " :");
+		if (strncmp(p, entry, len) == 0 && (p[len] == '\0' || p[len] == ' ' ||
+						    p[len] == ':'))
+			return true;
+	}
+	return false;
+}
+
 /* LD_PRELOAD with lib appended, unless it is in there already. */
 static char *preload_with(const char *lib)
 {
@@ -46,7 +60,7 @@ static char *preload_with(const char *lib)
 
 	if (old == NULL || *old == '\0')
 		return strdup(lib);
-	if (strstr(old, lib) != NULL)
+	if (preloads(old, lib))
 		return strdup(old);
 	len = strlen(old) + 1 + strlen(lib) + 1;
 	value = malloc(len);
@@ -55,9 +69,34 @@ static char *preload_with(const char *lib)
 	return value;
 }
 
+/*
+ * The library this command runs with: the installed one, or the build
+ * tree's when run from there. Installed where the dynamic linker looks by
+ * itself, it is preloaded by its name, so that each child finds the copy
+ * of its own word size (a 32-bit child of a 64-bit shell); else by path.
+ */
+static const char *own_library(void)
+{
+	char *loaded, *installed;
+	bool same;
+	Dl_info info;
+
+	if (dladdr((void *)fastcpu_backend, &info) == 0 || info.dli_fname == NULL)
+		return FASTCPU_LIBRARY_PATH;
+	/* Merged /usr: the loader may say /lib where libdir says /usr/lib. */
+	loaded = realpath(info.dli_fname, NULL);
+	installed = realpath(FASTCPU_LIBRARY_PATH, NULL);
+	same = loaded && installed && strcmp(loaded, installed) == 0;
+	free(loaded);
+	free(installed);
+	if (same && getenv("LD_LIBRARY_PATH") == NULL)
+		return FASTCPU_LIBRARY_SONAME;
+	return info.dli_fname;
+}
+
 static int cmd_run(int argc, char **argv)
 {
-	const char *lib = FASTCPU_LIBRARY_PATH;
+	const char *lib = NULL;
 	char *preload;
 	int i = 0;
 
@@ -69,6 +108,12 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (i + 1 >= argc)
 		return fail_usage();
+	if (lib == NULL)
+		lib = own_library();
+	else if (access(lib, R_OK) != 0) {
+		fprintf(stderr, "fastcpu: cannot preload %s: %s\n", lib, strerror(errno));
+		return 127;
+	}
 	preload = preload_with(lib);
 	if (preload == NULL || setenv("LD_PRELOAD", preload, 1) != 0) {
 		perror("fastcpu: LD_PRELOAD");
