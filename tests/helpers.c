@@ -48,6 +48,17 @@ int test_next_allowed(int cpu)
 	return cpu;
 }
 
+bool test_respawned(void)
+{
+	return getenv("FASTCPU_TEST_RESPAWN") != NULL;
+}
+
+void test_note(const char *line)
+{
+	if (!test_respawned())
+		fputs(line, stderr);
+}
+
 int test_run_suite(Suite *s)
 {
 	SRunner *sr = srunner_create(s);

@@ -15,6 +15,9 @@ void test_record_allowed(void);
 int test_first_allowed(void);
 int test_next_allowed(int cpu);		/* round the set */
 
+/* A line on stderr about how the suites were built (what is skipped and
+ * why), from the runner only: a respawned test's stderr is its own. */
+void test_note(const char *line);
 /* Runs a test program's one suite; its exit status. */
 int test_run_suite(Suite *s);
 

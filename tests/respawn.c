@@ -32,11 +32,6 @@ void test_add_respawning(TCase *tc, const TTest *t, int start, int end)
 	tcase_add_loop_test(tc, t, start, end);
 }
 
-bool test_respawned(void)
-{
-	return getenv("FASTCPU_TEST_RESPAWN") != NULL;
-}
-
 int test_run_respawned(void)
 {
 	const char *spec = getenv("FASTCPU_TEST_RESPAWN");

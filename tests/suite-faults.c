@@ -143,7 +143,7 @@ Suite *suite_faults(void)
 	suite_add_tcase(s, tc);
 	if (!test_seccomp_works()) {
 		/* qemu-user refuses seccomp filters: it would filter itself. */
-		fprintf(stderr, "faults: seccomp filters refused here (qemu-user?): sandbox tests skipped\n");
+		test_note("faults: seccomp filters refused here (qemu-user?): sandbox tests skipped\n");
 		return s;
 	}
 	test_add_respawning(tc, nothing_works_fails_as_the_kernel_does, 0, 2);

@@ -189,7 +189,7 @@ Suite *suite_host(void)
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	if (CPU_COUNT(&test_allowed) < 2) {
-		fputs("host: one CPU allowed: vfork and pinning tests skipped\n", stderr);
+		test_note("host: one CPU allowed: vfork and pinning tests skipped\n");
 		return s;
 	}
 	/* valgrind runs no clone(CLONE_VM) child; vfork there is a fork. */
