@@ -50,6 +50,7 @@ static void *next_definition(void **cache, const char *name, const char *version
 #ifdef __GLIBC__
 		fn = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
 #else
+		(void)version;		/* musl: no versions, no dlvsym */
 		fn = dlsym(RTLD_NEXT, name);
 #endif
 		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
