@@ -17,7 +17,8 @@
  *
  * The settings are read at load, by a constructor: no system call, and
  * before the program can setenv() from a thread or a signal handler can be
- * the first to ask. The program's own rseq owner is looked for there too. A
+ * the first to ask. The program's own rseq owner is looked for there too,
+ * where glibc did not register rseq. A
  * call that comes before the constructor (another library's constructor)
  * does both itself. The choice is made on first use, not at load: a
  * preloaded library costs a process no system call until it asks. Every
@@ -90,7 +91,9 @@ static void read_settings(void)
 		.cache = read_cache_choice(),
 	};
 
-	fastcpu_find_program_owner();
+	/* Where glibc registered rseq, no other owner is ever asked for. */
+	if (!fastcpu_glibc_registered_rseq())
+		fastcpu_find_program_owner();
 	settings = now;
 }
 

@@ -90,6 +90,8 @@ enum fastcpu_rseq_owner { FASTCPU_RSEQ_NONE, FASTCPU_RSEQ_GLIBC,
  * (vfork) gets no registration and publishes nothing. */
 void fastcpu_rseq_attach(const struct fastcpu_binding *b);
 enum fastcpu_rseq_owner fastcpu_rseq_owner(void);
+/* glibc (2.35+) registered its area in every thread: it owns them all. */
+bool fastcpu_glibc_registered_rseq(void);
 
 /* Another owner of threads' rseq areas in the process (owner.c), looked up
  * once, at load: an object exporting the initial-exec TLS area __rseq_abi

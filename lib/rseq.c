@@ -56,7 +56,7 @@ static FASTCPU_TLS unsigned char holds_shared_ref;
 
 int fastcpu_rseq_node_known;	/* 1: node_id maintained, -1: not, 0: unknown */
 
-static bool glibc_registered(void)
+bool fastcpu_glibc_registered_rseq(void)
 {
 	return &__rseq_size && &__rseq_offset && __rseq_size != 0;
 }
@@ -272,7 +272,7 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 
 	if (!b->use_rseq) {
 		/* the fallback serves every thread */
-	} else if (glibc_registered()) {
+	} else if (fastcpu_glibc_registered_rseq()) {
 		const volatile struct fastcpu_rseq_abi *area =
 			thread_at(__rseq_offset);
 
