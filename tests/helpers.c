@@ -48,6 +48,11 @@ int test_next_allowed(int cpu)
 	return cpu;
 }
 
+bool test_instrumented(void)
+{
+	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;
+}
+
 bool test_respawned(void)
 {
 	return getenv("FASTCPU_TEST_RESPAWN") != NULL;

@@ -42,6 +42,12 @@ bool test_has_vdso_getcpu(void);
  * tests/cross.sh), which has no seccomp, no raw clone() and its own memory
  * in the resident set. */
 bool test_emulated(void);
+/* Whether the suite runs under valgrind or the sanitizers (the build or
+ * make check-valgrind says so, FASTCPU_TEST_INSTRUMENTED): their own memory
+ * grows with every thread, valgrind runs no clone(CLONE_VM) child that
+ * shares memory, and a sanitized library cannot be preloaded into a
+ * program started without it. */
+bool test_instrumented(void);
 /* Whether this process could install a seccomp filter (not under qemu-user). */
 bool test_seccomp_works(void);
 

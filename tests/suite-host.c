@@ -18,11 +18,6 @@
 #include "fastcpu.h"
 #include "helpers.h"
 
-static bool instrumented(void)
-{
-	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;
-}
-
 /* ---- a child on its parent's TLS asks, then leaves --------------------- */
 
 enum { BY_VFORK, BY_CLONE_VFORK };
@@ -193,7 +188,7 @@ Suite *suite_host(void)
 		return s;
 	}
 	/* valgrind runs no clone(CLONE_VM) child; vfork there is a fork. */
-	if (!instrumented())
+	if (!test_instrumented())
 		test_add_respawning(tc, vfork_child_leaves_parent_right, 0, 8);
 	test_add_respawning(tc, pinning_seen_at_once, 0, WAYS);
 	return s;

@@ -83,15 +83,6 @@ static long resident_kib(void)
 	return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* Under valgrind or the sanitizers (the build says so): their own memory
- * grows with every thread, valgrind does not run raw clone() children that
- * share memory, and a sanitized library cannot be preloaded into a program
- * started without it. */
-static bool instrumented(void)
-{
-	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;
-}
-
 /*
  * Batches of eight threads, each batch pinned (by inheritance) to the next
  * CPU: so the threads also start on every CPU, and with the cache (whose
@@ -124,7 +115,7 @@ START_TEST(thread_churn)
 	after = resident_kib();
 	ck_assert_int_eq(wrong, 0);
 	/* Sanitizers' and qemu's own bookkeeping grows with threads. */
-	if (!instrumented() && !test_emulated())
+	if (!test_instrumented() && !test_emulated())
 		ck_assert_msg(after - warm < 1024, "resident set grew from %ld to %ld KiB",
 			      warm, after);
 }
@@ -174,7 +165,7 @@ START_TEST(signals_during_first_calls)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((double)now.tv_sec < until);
 	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
-	ck_assert_int_gt(handler_calls, instrumented() ? 10 : 100);
+	ck_assert_int_gt(handler_calls, test_instrumented() ? 10 : 100);
 	ck_assert_int_eq(handler_wrong, 0);
 	ck_assert_int_eq(wrong, 0);
 }
@@ -281,9 +272,9 @@ Suite *suite_reliability(void)
 	tcase_add_test(tc, thread_churn);
 	tcase_add_test(tc, signals_during_first_calls);
 	tcase_add_test(tc, fork_child_right);
-	if (!instrumented())
+	if (!test_instrumented())
 		tcase_add_test(tc, spawned_program_preloaded);
-	if (!instrumented())
+	if (!test_instrumented())
 		tcase_add_test(tc, raw_clone_thread);
 	if (!test_glibc_registered_rseq() && test_kernel_rseq_usable())
 		tcase_add_test(tc, late_registrant_gets_einval);
