@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fastcpu.h"
@@ -51,6 +52,14 @@ int test_next_allowed(int cpu)
 bool test_instrumented(void)
 {
 	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;
+}
+
+double test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 bool test_respawned(void)

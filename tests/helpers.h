@@ -48,6 +48,9 @@ bool test_emulated(void);
  * shares memory, and a sanitized library cannot be preloaded into a
  * program started without it. */
 bool test_instrumented(void);
+
+/* CLOCK_MONOTONIC in milliseconds, for tests that wait with a deadline. */
+double test_now_ms(void);
 /* Whether this process could install a seccomp filter (not under qemu-user). */
 bool test_seccomp_works(void);
 

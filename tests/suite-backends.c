@@ -49,14 +49,6 @@ START_TEST(forced_backend_every_cpu)
 }
 END_TEST
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /*
  * The cache's clock really ticks: after a migration the cache cannot know of
  * (made by another process, as taskset -p does), the new CPU shows within
@@ -76,10 +68,10 @@ START_TEST(cache_expires_within_a_tick)
 	CPU_ZERO(&one);
 	CPU_SET(to, &one);
 	test_pin_from_other_process((pid_t)syscall(SYS_gettid), &one);
-	start = now_ms();
-	while (sched_getcpu() != to && now_ms() - start < 1000)
+	start = test_now_ms();
+	while (sched_getcpu() != to && test_now_ms() - start < 1000)
 		;
-	waited = now_ms() - start;
+	waited = test_now_ms() - start;
 	ck_assert_msg(waited < 100, "the cache kept CPU %d for %.1f ms", from, waited);
 }
 END_TEST
