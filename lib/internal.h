@@ -75,6 +75,8 @@ void fastcpu_affinity_change_end(void);
 /* The cache's clock (tick.c): chosen by fastcpu_tick_usable() when binding;
  * fastcpu_tick() is never 0 and changes at least every 10 ms. */
 bool fastcpu_tick_usable(void);
+/* Which clock, and what reading it cost when it was chosen (into buf). */
+const char *fastcpu_tick_source(char *buf, size_t size);
 extern uint32_t (*fastcpu_tick_fn)(void);
 static inline uint32_t fastcpu_tick(void)
 {
@@ -127,5 +129,15 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
 bool fastcpu_task_owns_tls(void);
 const char *fastcpu_getenv(const char *name);
 unsigned long fastcpu_getauxval(unsigned long type);
+
+/* An entry of an ELF SysV hash table (DT_HASH), which vdso.c and owner.c
+ * read: 64 bits on s390x, whose ABI is the exception (the kernel's own vDSO
+ * parser once read it as 32), 32 everywhere else. GNU hash tables are 32-bit
+ * everywhere. */
+#ifdef __s390x__
+typedef uint64_t fastcpu_sysv_hash_entry;
+#else
+typedef uint32_t fastcpu_sysv_hash_entry;
+#endif
 
 #endif /* FASTCPU_INTERNAL_H */

@@ -35,7 +35,7 @@ struct fastcpu_rseq_program_owner fastcpu_program_owner;
 struct object {
 	const ElfW(Sym) *symtab;
 	const char *strtab;
-	const uint32_t *hash;		/* SysV */
+	const fastcpu_sysv_hash_entry *hash;	/* SysV */
 	const uint32_t *gnu_hash;
 };
 
@@ -114,8 +114,9 @@ static const ElfW(Sym) *gnu_lookup(const struct object *o, const char *name,
 static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name,
 				    unsigned int type)
 {
-	uint32_t nbuckets = o->hash[0], h = 0;
-	const uint32_t *buckets = o->hash + 2, *chain = buckets + nbuckets;
+	uint32_t nbuckets = (uint32_t)o->hash[0], h = 0;
+	const fastcpu_sysv_hash_entry *buckets = o->hash + 2;
+	const fastcpu_sysv_hash_entry *chain = buckets + nbuckets;
 
 	for (const char *c = name; *c; c++) {
 		h = (h << 4) + (unsigned char)*c;
@@ -124,7 +125,8 @@ static const ElfW(Sym) *sysv_lookup(const struct object *o, const char *name,
 	h &= 0x0fffffff;
 	if (nbuckets == 0)
 		return NULL;
-	for (uint32_t i = buckets[h % nbuckets]; i != 0; i = chain[i])
+	for (uint32_t i = (uint32_t)buckets[h % nbuckets]; i != 0;
+	     i = (uint32_t)chain[i])
 		if (is_defined(o, i, name, type))
 			return &o->symtab[i];
 	return NULL;

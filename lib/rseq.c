@@ -72,8 +72,17 @@ static unsigned long kernel_feature_size(void)
 	return fastcpu_getauxval(AT_RSEQ_FEATURE_SIZE);
 }
 
-/* ORIG_SIZE is accepted by every kernel; a larger feature size is registered
- * in full when the reserved room and its alignment allow it. */
+/*
+ * The length to register, by the kernel's rule (kernel/rseq.c, sys_rseq):
+ * exactly 32 bytes aligned to 32, which every kernel since 4.18 accepts; or,
+ * since 6.3, at least the feature size, aligned to the struct's alignment.
+ * Both come from the auxiliary vector, never from a constant: 6.3-6.x say
+ * 28 and 32, so 32 bytes it is; 7.0 says 33 and 64, and accepts only 32
+ * (which then lacks the fields past 32) or 64 bytes aligned to 64. The
+ * feature size is rounded up to the alignment, which always fits the room
+ * own_area() has (64 bytes, aligned to 64) on the kernels known today; a
+ * kernel asking for more gets the original 32 bytes.
+ */
 static unsigned long own_area_length(void)
 {
 	unsigned long feature = kernel_feature_size();

@@ -16,7 +16,7 @@ struct vdso_image {
 	ElfW(Addr) bias;		/* run-time address - link-time address */
 	const ElfW(Sym) *symtab;
 	const char *strtab;
-	const ElfW(Word) *hash;		/* SysV hash: symbol count in [1] */
+	const fastcpu_sysv_hash_entry *hash;	/* SysV: symbol count in [1] */
 	const ElfW(Word) *gnu_hash;
 	const ElfW(Versym) *versym;
 	const ElfW(Verdef) *verdef;
@@ -66,7 +66,7 @@ static ElfW(Word) symbol_count(const struct vdso_image *img)
 	const ElfW(Word) *buckets, *chain;
 
 	if (img->hash)
-		return img->hash[1];
+		return (ElfW(Word))img->hash[1];
 	nbuckets = gh[0];
 	symoffset = gh[1];
 	buckets = gh + 4 + gh[2] * (sizeof(ElfW(Addr)) / sizeof(ElfW(Word)));

@@ -122,17 +122,22 @@ unsigned int test_kernel_node(void)
 	return node;
 }
 
+/* Keeps errno: callers check that the library left theirs alone, and every
+ * node the CPU is not on fails access() with ENOENT. */
 unsigned int test_sysfs_node(int cpu)
 {
+	int saved = errno;
+	unsigned int node;
 	char path[128];
 
-	for (unsigned int node = 0; node < 1024; node++) {
+	for (node = 0; node < 1024; node++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/node%u", cpu, node);
 		if (access(path, F_OK) == 0)
-			return node;
+			break;
 	}
-	return 0;
+	errno = saved;
+	return node < 1024 ? node : 0;
 }
 
 bool test_glibc_registered_rseq(void)

@@ -13,6 +13,7 @@
 
 #include "fastcpu.h"
 #include "arch.h"
+#include "internal.h"	/* fastcpu_tick_*(), built in from lib/tick.c */
 #include "rseq-abi.h"	/* AT_RSEQ_* where libc headers lack them */
 #include "vdso.h"
 
@@ -130,6 +131,7 @@ struct facts {
 	bool vdso_getcpu, rdpid;
 	long cpus, nodes;
 	const char *backend, *why;
+	char tick[160];		/* the cache's clock, as binding chose it */
 };
 
 static bool has_rdpid(void)
@@ -194,6 +196,10 @@ static void gather(struct facts *f)
 	f->nodes = count_nodes();
 	f->backend = fastcpu_backend();
 	f->why = explain(f);
+	if (fastcpu_tick_usable())
+		fastcpu_tick_source(f->tick, sizeof(f->tick));
+	else
+		snprintf(f->tick, sizeof(f->tick), "none usable: the cache stays off");
 }
 
 static int cmd_info(int argc, char **argv)
@@ -211,11 +217,11 @@ static int cmd_info(int argc, char **argv)
 		printf("{\"version\": \"%s\", \"kernel_rseq_feature_size\": %lu, "
 		       "\"kernel_rseq_align\": %lu, \"glibc_rseq_size\": %ld, "
 		       "\"vdso_getcpu\": %s, \"rdpid\": %s, \"backend\": \"%s\", "
-		       "\"why\": \"%s\", \"cpus\": %ld, \"nodes\": %ld, "
-		       "\"cpu\": %d, \"node\": %d}\n",
+		       "\"why\": \"%s\", \"cache_clock\": \"%s\", \"cpus\": %ld, "
+		       "\"nodes\": %ld, \"cpu\": %d, \"node\": %d}\n",
 		       PACKAGE_VERSION, f.rseq_feature_size, f.rseq_align,
 		       f.glibc_rseq_size, f.vdso_getcpu ? "true" : "false",
-		       f.rdpid ? "true" : "false", f.backend, f.why, f.cpus,
+		       f.rdpid ? "true" : "false", f.backend, f.why, f.tick, f.cpus,
 		       f.nodes, (int)cpu, (int)node);
 		return 0;
 	}
@@ -237,6 +243,7 @@ static int cmd_info(int argc, char **argv)
 	printf("RDPID:            %s\n", f.rdpid ? "present" : "absent");
 	printf("backend:          %s\n", f.backend);
 	printf("why:              %s\n", f.why);
+	printf("cache clock:      %s\n", f.tick);
 	printf("CPUs, nodes:      %ld, %ld (this thread: CPU %d, node %d)\n",
 	       f.cpus, f.nodes, (int)cpu, (int)node);
 	return 0;

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 The libfastcpu authors
+# tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS: boots KERNEL with
+# INITRD under qemu-system's TCG (no KVM: this machine's nested KVM cannot
+# run Debian's kernels), serial console into LOG. Exit 0 once the guest has
+# printed "matrix: end", else 1 and one line saying why: a guest still
+# running after SECONDS is killed and counts as failed.
+#
+# Topology: 3 CPUs; nodes 0 (CPUs 0-1) and 1 (CPU 2) with memory, node 2 with
+# memory only (the CXL/PMem/HBM case); 256 MiB steps, as ppc64 needs. The
+# guest takes CPU 1 offline. The
+# kernel's rseq debug checks are on where the kernel has them (6.19+): a
+# write to a field the kernel owns kills the writer.
+set -eu
+[ $# = 5 ] || { echo "usage: tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS" >&2; exit 2; }
+arch=$1 kernel=$2 initrd=$3 log=$4 seconds=$5
+
+numa="-object memory-backend-ram,id=m0,size=512M
+	-object memory-backend-ram,id=m1,size=256M
+	-object memory-backend-ram,id=m2,size=256M
+	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2,memdev=m1
+	-numa node,nodeid=2,memdev=m2"
+case $arch in
+amd64) qemu="qemu-system-x86_64 -cpu max" console=ttyS0 ;;
+arm64) qemu="qemu-system-aarch64 -M virt -cpu max" console=ttyAMA0 ;;
+ppc64el) qemu="qemu-system-ppc64 -M pseries -cpu power9" console=hvc0 ;;
+riscv64) qemu="qemu-system-riscv64 -M virt -cpu rv64" console=ttyS0 ;;
+# s390x guests have no NUMA nodes in qemu: one node, the rest still holds.
+s390x) qemu="qemu-system-s390x -M s390-ccw-virtio -cpu max" console=ttysclp0 numa= ;;
+*) echo "boot.sh: no machine for $arch" >&2; exit 2 ;;
+esac
+
+command -v "${qemu%% *}" >/dev/null || {
+	echo "boot.sh: no ${qemu%% *}: apt-get install qemu-system-x86 qemu-system-arm qemu-system-ppc qemu-system-misc opensbi" >&2
+	exit 2
+}
+
+# The guest's serial output goes to LOG as it comes, so that a hung guest
+# still shows how far it got.
+# A kernel that panics before the guest's first line never ran the library:
+# TCG's cross-modifying code rarely breaks the kernel's boot-time patching
+# (seen once in ten boots of 7.3-rc7). That boot is tried once more, and said.
+for attempt in 1 2; do
+	rc=0
+	# shellcheck disable=SC2086 # options are words by design
+	timeout --kill-after=10 "$seconds" $qemu -accel tcg -smp 3 -m 1024M $numa \
+		-nographic -no-reboot -nodefaults -serial mon:stdio -kernel "$kernel" \
+		-initrd "$initrd" -append "console=$console panic=-1 quiet loglevel=3 rseq_debug=1" \
+		</dev/null >"$log" 2>&1 || rc=$?
+	grep -aq '^matrix: ' "$log" || ! grep -aq 'Kernel panic' "$log" || [ $attempt = 2 ] || {
+		mv "$log" "$log.panicked-before-init"
+		echo "boot.sh: the kernel panicked before init; booting again" >&2
+		continue
+	}
+	break
+done
+grep -aq '^matrix: end' "$log" && exit 0
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "killed: still running after ${seconds}s"
+elif grep -aq 'Kernel panic' "$log"; then
+	echo "the kernel panicked: $(grep -a -m 1 'Kernel panic' "$log" | tr -d '\r')"
+else
+	echo "the guest stopped before the end (qemu exit $rc)"
+fi
+exit 1

@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# SPDX-FileCopyrightText: 2026 The libfastcpu authors
+# tests/kernels/matrix.sh TARBALL BUILD KERNEL...: the library on Debian's own
+# kernels, each booted under qemu-system (tests/kernels/boot.sh) with the Check
+# suite in both rseq setups, every backend asked for, the tool and a quick
+# benchmark (emulated: its times mean nothing). KERNEL is ARCH:SUITE (amd64,
+# arm64, ppc64el, s390x, riscv64; bullseye, bookworm, trixie, sid,
+# experimental): the newest kernel SUITE has for ARCH.
+#
+# BUILD is the native (x86-64) build tree; other architectures use the
+# cross-built TARBALL that tests/cross.sh makes (built here if missing).
+# Downloads are kept in FASTCPU_KERNELS_DIR (default
+# ${TMPDIR:-/tmp}/fastcpu-kernels). Prints a table kernel x setup with the
+# counts; exits 1 if any guest failed or hung.
+set -eu
+[ $# -ge 3 ] || { echo "usage: tests/kernels/matrix.sh TARBALL BUILD ARCH:SUITE..." >&2; exit 2; }
+tarball=$(realpath "$1") build=$(realpath "$2")
+shift 2
+here=$(realpath "$(dirname "$0")")
+work=${FASTCPU_KERNELS_DIR:-${TMPDIR:-/tmp}/fastcpu-kernels}
+mkdir -p "$work"
+work=$(realpath "$work")
+name=$(basename "$tarball" .tar.xz)
+# A guest's whole run is about 3 minutes under TCG for x86-64 on this
+# machine's kind, more for the others; twice that is a hang.
+seconds=${FASTCPU_GUEST_SECONDS:-1200}
+
+triplet_of() {
+	case $1 in
+	amd64) echo x86_64-linux-gnu ;;
+	arm64) echo aarch64-linux-gnu ;;
+	ppc64el) echo powerpc64le-linux-gnu ;;
+	s390x) echo s390x-linux-gnu ;;
+	riscv64) echo riscv64-linux-gnu ;;
+	*) echo "matrix.sh: no architecture $1" >&2; return 1 ;;
+	esac
+}
+
+# The build tree and C library for ARCH's guests.
+tree_of() {
+	if [ "$1" = amd64 ]; then
+		echo "$build /lib/x86_64-linux-gnu"
+		return
+	fi
+	t=$(triplet_of "$1")
+	cross=${FASTCPU_CROSS_DIR:-${TMPDIR:-/tmp}/fastcpu-cross}/$name-$t/$name
+	# Built from this very tarball (make check-cross's tree is), else again.
+	if [ ! "$cross/tests/check_fastcpu" -nt "$tarball" ]; then
+		FASTCPU_CROSS_BUILD_ONLY=1 sh "$here/../cross.sh" "$tarball" "$1" >&2
+	fi
+	echo "$(realpath "$cross") /usr/$t/lib"
+}
+
+failed=0
+table=$work/table.md
+printf '| kernel | arch | setup | passed | skipped | failed | seconds |\n|---|---|---|--:|--:|--:|--:|\n' >"$table"
+for kernel in "$@"; do
+	arch=${kernel%%:*} suite=${kernel#*:}
+	triplet=$(triplet_of "$arch")
+	# The kernel from SUITE; the guest's busybox from sid whatever the kernel.
+	if ! unpacked=$(sh "$here/fetch.sh" "$work" "$arch" "$suite" linux-image) ||
+		! busybox=$(sh "$here/fetch.sh" "$work" "$arch" sid busybox-static); then
+		echo "matrix.sh: $arch $suite: FAILED: no kernel or busybox to boot"
+		failed=1
+		continue
+	fi
+	image=$(find "$unpacked" -name 'vmlinu[xz]*' -type f | head -n 1)
+	version=$(cut -d' ' -f2 "$unpacked/.done")
+	initrd=$work/$arch.cpio.gz
+	# shellcheck disable=SC2046 # two words: the tree and its C library
+	sh "$here/initramfs.sh" "$initrd" $(tree_of "$arch") "$triplet" "$busybox" 2>&1 ||
+		{ failed=1; continue; }
+	log=$work/$arch-$suite.log
+	start=$(date +%s)
+	echo "matrix.sh: $arch $suite: Linux $version, booting (log: $log)"
+	if why=$(sh "$here/boot.sh" "$arch" "$image" "$initrd" "$log" "$seconds"); then
+		status=ok
+	else
+		status="FAILED: $why"
+		failed=1
+	fi
+	grep -a '^matrix: ' "$log" | grep -av '^matrix: result' || true
+	# A row per rseq setup (the Check suite: checks passed, skipped as the
+	# suite named them, failed) and one for the other programs (one check
+	# each, unit_node's five); seconds as the guest counted them.
+	tr -d '\r' <"$log" | awk -v k="$version" -v a="$arch" '
+		function row(run, pass, skip, fail, secs) {
+			printf "| %s | %s | %s | %d | %d | %d | %d |\n", k, a, run, pass, skip, fail, secs
+		}
+		/^matrix: skip: / { skipped++ }
+		/^matrix: result / {
+			run = $3; rc = $4; sub("rc=", "", rc); secs = $NF; sub("seconds=", "", secs)
+			n = 1; bad = (rc != 0)
+			if (match($0, /checks=\[[0-9]+ [0-9]+ [0-9]+\]/)) {
+				split(substr($0, RSTART + 8, RLENGTH - 9), c, " ")
+				n = c[1]; bad = c[2] + c[3]
+				if (bad == 0 && rc != 0) bad = 1
+			}
+			if (run == "glibc-rseq" || run == "own-rseq") {
+				row(run, n - bad, skipped, bad, secs)
+			} else {
+				opass += n - bad; ofail += bad; osecs += secs; oskip += skipped
+			}
+			skipped = 0
+		}
+		END { if (opass + ofail) row("tool, bench, probes", opass, oskip, ofail, osecs) }' >>"$table"
+	[ "$status" = ok ] || echo "| $version | $arch | ${status#FAILED: } | 0 | 0 | 1 | |" >>"$table"
+	if grep -aq '^matrix: result .* rc=[1-9]' "$log"; then
+		status="FAILED: $(grep -a '^matrix: result .* rc=[1-9]' "$log" | cut -d' ' -f3 | tr '\n' ' ')"
+		failed=1
+		grep -a ':[FE]:' "$log" || true
+	fi
+	echo "matrix.sh: $arch $suite: $status ($(($(date +%s) - start))s)"
+done
+cat "$table"
+exit $failed
