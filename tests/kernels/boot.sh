@@ -8,13 +8,14 @@
 # running after SECONDS is killed and counts as failed.
 #
 # Topology: 3 CPUs; nodes 0 (CPUs 0-1) and 1 (CPU 2) with memory, node 2 with
-# memory only (the CXL/PMem/HBM case); 256 MiB steps, as ppc64 needs. The
-# guest takes CPU 1 offline. The
-# kernel's rseq debug checks are on where the kernel has them (6.19+): a
-# write to a field the kernel owns kills the writer.
+# memory only (the CXL/PMem/HBM case), in 256 MiB steps as ppc64 needs; the
+# guest takes CPU 1 offline. The kernel's rseq debug checks are on where the
+# kernel has them (6.19+): a write to a field the kernel owns kills the
+# writer.
 set -eu
 [ $# = 5 ] || { echo "usage: tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS" >&2; exit 2; }
 arch=$1 kernel=$2 initrd=$3 log=$4 seconds=$5
+smp=3
 
 numa="-object memory-backend-ram,id=m0,size=512M
 	-object memory-backend-ram,id=m1,size=256M
@@ -25,7 +26,13 @@ case $arch in
 amd64) qemu="qemu-system-x86_64 -cpu max" console=ttyS0 ;;
 arm64) qemu="qemu-system-aarch64 -M virt -cpu max" console=ttyAMA0 ;;
 ppc64el) qemu="qemu-system-ppc64 -M pseries -cpu power9" console=hvc0 ;;
-riscv64) qemu="qemu-system-riscv64 -M virt -cpu rv64" console=ttyS0 ;;
+# qemu's riscv virt board makes each node a socket of as many harts as the
+# others and cannot give a node no harts: 4 harts in 2 nodes, none memory-only.
+riscv64)
+	qemu="qemu-system-riscv64 -M virt -cpu rv64" console=ttyS0 smp=4
+	numa="-object memory-backend-ram,id=m0,size=512M
+		-object memory-backend-ram,id=m1,size=512M
+		-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1" ;;
 # s390x guests have no NUMA nodes in qemu: one node, the rest still holds.
 s390x) qemu="qemu-system-s390x -M s390-ccw-virtio -cpu max" console=ttysclp0 numa= ;;
 *) echo "boot.sh: no machine for $arch" >&2; exit 2 ;;
@@ -44,7 +51,7 @@ command -v "${qemu%% *}" >/dev/null || {
 for attempt in 1 2; do
 	rc=0
 	# shellcheck disable=SC2086 # options are words by design
-	timeout --kill-after=10 "$seconds" $qemu -accel tcg -smp 3 -m 1024M $numa \
+	timeout --kill-after=10 "$seconds" $qemu -accel tcg -smp $smp -m 1024M $numa \
 		-nographic -no-reboot -nodefaults -serial mon:stdio -kernel "$kernel" \
 		-initrd "$initrd" -append "console=$console panic=-1 quiet loglevel=3 rseq_debug=1" \
 		</dev/null >"$log" 2>&1 || rc=$?

@@ -52,6 +52,34 @@ tree_of() {
 	echo "$(realpath "$cross") /usr/$t/lib"
 }
 
+# The table's rows for one guest's LOG: one per rseq setup (the Check suite:
+# checks passed, skipped as the suite named them, failed) and one for the
+# other programs (one check each, unit_node's five); seconds as the guest
+# counted them.
+rows() {
+	tr -d '\r' <"$1" | awk -v k="$2" -v a="$3" '
+		function row(run, pass, skip, fail, secs) {
+			printf "| %s | %s | %s | %d | %d | %d | %d |\n", k, a, run, pass, skip, fail, secs
+		}
+		/^matrix: skip: / { skipped++ }
+		/^matrix: result / {
+			run = $3; rc = $4; sub("rc=", "", rc); secs = $NF; sub("seconds=", "", secs)
+			n = 1; bad = (rc != 0)
+			if (match($0, /checks=\[[0-9]+ [0-9]+ [0-9]+\]/)) {
+				split(substr($0, RSTART + 8, RLENGTH - 9), c, " ")
+				n = c[1]; bad = c[2] + c[3]
+				if (bad == 0 && rc != 0) bad = 1
+			}
+			if (run == "glibc-rseq" || run == "own-rseq") {
+				row(run, n - bad, skipped, bad, secs)
+			} else {
+				opass += n - bad; ofail += bad; osecs += secs; oskip += skipped
+			}
+			skipped = 0
+		}
+		END { if (opass + ofail) row("tool, bench, probes", opass, oskip, ofail, osecs) }'
+}
+
 failed=0
 table=$work/table.md
 printf '| kernel | arch | setup | passed | skipped | failed | seconds |\n|---|---|---|--:|--:|--:|--:|\n' >"$table"
@@ -81,30 +109,7 @@ for kernel in "$@"; do
 		failed=1
 	fi
 	grep -a '^matrix: ' "$log" | grep -av '^matrix: result' || true
-	# A row per rseq setup (the Check suite: checks passed, skipped as the
-	# suite named them, failed) and one for the other programs (one check
-	# each, unit_node's five); seconds as the guest counted them.
-	tr -d '\r' <"$log" | awk -v k="$version" -v a="$arch" '
-		function row(run, pass, skip, fail, secs) {
-			printf "| %s | %s | %s | %d | %d | %d | %d |\n", k, a, run, pass, skip, fail, secs
-		}
-		/^matrix: skip: / { skipped++ }
-		/^matrix: result / {
-			run = $3; rc = $4; sub("rc=", "", rc); secs = $NF; sub("seconds=", "", secs)
-			n = 1; bad = (rc != 0)
-			if (match($0, /checks=\[[0-9]+ [0-9]+ [0-9]+\]/)) {
-				split(substr($0, RSTART + 8, RLENGTH - 9), c, " ")
-				n = c[1]; bad = c[2] + c[3]
-				if (bad == 0 && rc != 0) bad = 1
-			}
-			if (run == "glibc-rseq" || run == "own-rseq") {
-				row(run, n - bad, skipped, bad, secs)
-			} else {
-				opass += n - bad; ofail += bad; osecs += secs; oskip += skipped
-			}
-			skipped = 0
-		}
-		END { if (opass + ofail) row("tool, bench, probes", opass, oskip, ofail, osecs) }' >>"$table"
+	rows "$log" "$version" "$arch" >>"$table"
 	[ "$status" = ok ] || echo "| $version | $arch | ${status#FAILED: } | 0 | 0 | 1 | |" >>"$table"
 	if grep -aq '^matrix: result .* rc=[1-9]' "$log"; then
 		status="FAILED: $(grep -a '^matrix: result .* rc=[1-9]' "$log" | cut -d' ' -f3 | tr '\n' ' ')"
