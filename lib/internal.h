@@ -75,7 +75,8 @@ void fastcpu_affinity_change_end(void);
 /* The cache's clock (tick.c): chosen by fastcpu_tick_usable() when binding;
  * fastcpu_tick() is never 0 and changes at least every 10 ms. */
 bool fastcpu_tick_usable(void);
-/* Which clock, and what reading it cost when it was chosen (into buf). */
+/* Which clock, and what reading it cost when it was chosen (into buf);
+ * built only into the tool (FASTCPU_TICK_SOURCE). */
 const char *fastcpu_tick_source(char *buf, size_t size);
 extern uint32_t (*fastcpu_tick_fn)(void);
 static inline uint32_t fastcpu_tick(void)

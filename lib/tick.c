@@ -41,11 +41,10 @@ static uint32_t coarse_clock_tick(void)
 
 uint32_t (*fastcpu_tick_fn)(void) = coarse_clock_tick;
 
-/* What binding measured, for fastcpu_tick_source() (0: not measured). */
-static uint64_t counter_read_ns, coarse_read_ns;
-
 #ifdef FASTCPU_HAVE_COUNTER
 static unsigned int counter_shift;
+/* What binding measured, for fastcpu_tick_source() (0: not measured). */
+static uint64_t counter_read_ns, coarse_read_ns;
 
 static uint32_t counter_tick(void)
 {
@@ -166,19 +165,27 @@ bool fastcpu_tick_usable(void)
 	return ok;
 }
 
-/* The clock chosen, for `fastcpu info`; buf holds the answer. */
+#ifdef FASTCPU_TICK_SOURCE
+/* The clock chosen, for `fastcpu info` only (tools/, which builds this file
+ * in): not in the library. buf holds the answer. */
 const char *fastcpu_tick_source(char *buf, size_t size)
 {
-	if (__atomic_load_n(&fastcpu_tick_fn, __ATOMIC_RELAXED) != coarse_clock_tick)
+#ifdef FASTCPU_HAVE_COUNTER
+	if (__atomic_load_n(&fastcpu_tick_fn, __ATOMIC_RELAXED) == counter_tick) {
 		snprintf(buf, size, "the CPU's counter, %llu ns a read (coarse clock: %llu ns)",
 			 (unsigned long long)counter_read_ns,
 			 (unsigned long long)coarse_read_ns);
-	else if (counter_read_ns != 0)
+		return buf;
+	}
+	if (counter_read_ns != 0) {
 		snprintf(buf, size, "CLOCK_MONOTONIC_COARSE: the counter costs %llu ns a read "
 			 "(trapped?), the coarse clock %llu ns",
 			 (unsigned long long)counter_read_ns,
 			 (unsigned long long)coarse_read_ns);
-	else
-		snprintf(buf, size, "CLOCK_MONOTONIC_COARSE");
+		return buf;
+	}
+#endif
+	snprintf(buf, size, "CLOCK_MONOTONIC_COARSE");
 	return buf;
 }
+#endif
