@@ -31,6 +31,7 @@ enum { BOUND = 1, USE_RSEQ = 2, RSEQ_FORCED = 4 };
 
 static unsigned int bound_flags;
 const struct fastcpu_backend *fastcpu_bound_fallback;
+static const struct fastcpu_backend *bound_uncached;
 
 enum choice { CHOOSE_AUTO, CHOOSE_RSEQ, CHOOSE_RDPID, CHOOSE_VDSO,
 	      CHOOSE_SYSCALL };
@@ -97,10 +98,15 @@ static void read_settings(void)
 	settings = now;
 }
 
+/* Also publishes where the inline reads find the rseq areas, if they may
+ * be used: the earlier, the fewer loops of a program start with the old
+ * answer (the anchor, answered out of line). */
 __attribute__((constructor)) static void read_settings_at_load(void)
 {
 	if (!settings.read)
 		read_settings();
+	if (settings.backend == CHOOSE_AUTO || settings.backend == CHOOSE_RSEQ)
+		fastcpu_rseq_publish_early();
 }
 
 /* The best non-rseq backend this machine has. */
@@ -170,6 +176,7 @@ static unsigned int bind_now(void)
 		if (c >= CHOOSE_RDPID)
 			flags |= USE_RSEQ;	/* forced one missing: auto */
 	}
+	__atomic_store_n(&bound_uncached, fallback, __ATOMIC_RELAXED);
 	__atomic_store_n(&fastcpu_bound_fallback, apply_cache(fallback, cache),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&bound_flags, flags, __ATOMIC_RELEASE);
@@ -186,4 +193,10 @@ struct fastcpu_binding fastcpu_bind(void)
 		.use_rseq = flags & USE_RSEQ,
 		.rseq_forced = flags & RSEQ_FORCED,
 	};
+}
+
+const struct fastcpu_backend *fastcpu_uncached_fallback(void)
+{
+	(void)fastcpu_bind();
+	return __atomic_load_n(&bound_uncached, __ATOMIC_RELAXED);
 }

@@ -24,6 +24,12 @@ static void attach_thread(void)
 	fastcpu_rseq_attach(&b);
 }
 
+void fastcpu_attach_calling_thread(void)
+{
+	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
+		attach_thread();
+}
+
 /* Only for threads already attached: attaching bound the process first. */
 static const struct fastcpu_backend *fallback(void)
 {
@@ -94,8 +100,10 @@ static inline int getcpu_rseq(const volatile int *ref, int seen,
 		unsigned int n;
 		int again;
 
-		if (unlikely(__atomic_load_n(&fastcpu_rseq_node_known,
-					     __ATOMIC_RELAXED) < 0))
+		/* Published when the kernel keeps node_id, before any
+		 * thread's fastcpu_cpu_id_ref points at an area. */
+		if (unlikely(__atomic_load_n(&fastcpu_node_id_offset,
+					     __ATOMIC_RELAXED) == 0))
 			return getcpu_table(seen, cpu, node);
 		for (;;) {
 			n = area->node_id;

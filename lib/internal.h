@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The one file that publishes the offsets <fastcpu.h> declares const. */
+#define FASTCPU_LIBRARY_PUBLISHES_OFFSETS
 #include "fastcpu.h"
 
 #define FASTCPU_EXPORT	__attribute__((visibility("default")))
@@ -46,6 +48,12 @@ struct fastcpu_binding fastcpu_bind(void);
 /* The fallback fastcpu_bind() chose (with the cache if chosen), published
  * before any thread can have attached; read by attached threads' slow paths. */
 extern const struct fastcpu_backend *fastcpu_bound_fallback;
+/* The same without the cache: where an answer must be the CPU of this
+ * moment (concurrency ids). */
+const struct fastcpu_backend *fastcpu_uncached_fallback(void);
+/* First call of the calling thread (fastcpu_cpu_id_ref still at its
+ * initial marker): bind the process, find or register the thread's area. */
+void fastcpu_attach_calling_thread(void);
 /* One line on stderr, at most once per process per distinct key. */
 void fastcpu_warn_once(unsigned int key, const char *line);
 enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
@@ -110,9 +118,31 @@ struct fastcpu_rseq_program_owner {
 };
 void fastcpu_find_program_owner(void);
 extern struct fastcpu_rseq_program_owner fastcpu_program_owner;
-/* Whether the kernel keeps node_id in the rseq area: 1 yes, -1 no; set
- * before any thread's fastcpu_cpu_id_ref points at an area. */
-extern int fastcpu_rseq_node_known;
+/* What the kernel's rseq areas hold, from the auxiliary vector (read once):
+ * its feature size, whether it keeps node_id and mm_cid, and the length
+ * the library registers its own area with. */
+struct fastcpu_rseq_kernel {
+	unsigned int feature_size;
+	unsigned int own_length;
+	bool node_id;
+	bool mm_cid;
+};
+struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void);
+/* Finds where this process's rseq areas are before any thread asks
+ * (bind.c's constructor; no system call), and publishes it. */
+void fastcpu_rseq_publish_early(void);
+
+/* The offsets <fastcpu.h>'s inline reads use (published.c). Publishes the
+ * cpu_id word at this address (every thread's area at the same offset from
+ * its anchor); false if another one was published before. */
+bool fastcpu_publish_cpu_id(const volatile void *cpu_id);
+/* Publishes the cid word once the source below is decided. */
+void fastcpu_publish_cid(void);
+
+/* The concurrency ids' source for the process (cid.c). */
+enum fastcpu_cid_source { FASTCPU_CID_UNDECIDED, FASTCPU_CID_CPU,
+			  FASTCPU_CID_MM_CID };
+enum fastcpu_cid_source fastcpu_cid_source(void);
 
 /* Values fastcpu_cpu_id_ref points at before and instead of an rseq area. */
 #define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
@@ -121,6 +151,9 @@ extern int fastcpu_rseq_node_known;
 /* The NUMA node of a CPU from sysfs, read once on first need (node.c); -1
  * when the table does not know the CPU: ask the kernel then. */
 int fastcpu_node_of_cpu(unsigned int cpu);
+/* Calls fn(i, arg) for each number i of a sysfs list file ("0-3,8"). */
+void fastcpu_for_each_in_list(const char *path,
+			      void (*fn)(unsigned long, void *), void *arg);
 /* Fills a zeroed table of 8192 CPUs from a sysfs node directory (node.c;
  * a parameter so that tests can give it fake trees). */
 void fastcpu_node_table_fill(uint16_t *nodes, const char *dir);

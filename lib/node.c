@@ -63,8 +63,8 @@ static int next_char(struct list_reader *r)
  * nothing, and anything else ends the list (even "0-7:2/4", a
  * bitmap_parselist() form that means fewer CPUs than 0-7).
  */
-static void for_each_in_list(const char *path, void (*fn)(unsigned long, void *),
-			     void *arg)
+void fastcpu_for_each_in_list(const char *path,
+			      void (*fn)(unsigned long, void *), void *arg)
 {
 	struct list_reader r = { .fd = open(path, O_RDONLY | O_CLOEXEC) };
 	unsigned long first = 0, n = 0;
@@ -135,7 +135,7 @@ static void read_node(unsigned long node, void *arg)
 	while (d > 0)
 		path[len++] = digits[--d];
 	memcpy(path + len, "/cpulist", sizeof("/cpulist"));
-	for_each_in_list(path, set_node, &fill);
+	fastcpu_for_each_in_list(path, set_node, &fill);
 }
 
 /* Fills nodes (MAX_CPUS zeroed entries) from the node directory dir. */
@@ -149,7 +149,7 @@ void fastcpu_node_table_fill(uint16_t *nodes, const char *dir)
 		return;
 	memcpy(path, dir, len);
 	memcpy(path + len, "/possible", sizeof("/possible"));
-	for_each_in_list(path, read_node, &d);
+	fastcpu_for_each_in_list(path, read_node, &d);
 }
 
 /* Fills a table of its own and publishes it; a racing filler that lost

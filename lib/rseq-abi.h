@@ -37,9 +37,11 @@ _Static_assert(offsetof(struct fastcpu_rseq_abi, mm_cid) == 24, "rseq ABI");
  * size may grow; up to this much is registered as advertised. */
 #define FASTCPU_RSEQ_AREA_SIZE	64
 
-/* Feature size a kernel must advertise for node_id to be maintained. */
+/* Feature sizes a kernel advertises when it maintains node_id, mm_cid. */
 #define FASTCPU_RSEQ_NODE_FEATURE_SIZE \
 	(offsetof(struct fastcpu_rseq_abi, node_id) + sizeof(uint32_t))
+#define FASTCPU_RSEQ_MM_CID_FEATURE_SIZE \
+	(offsetof(struct fastcpu_rseq_abi, mm_cid) + sizeof(uint32_t))
 
 #ifndef AT_RSEQ_FEATURE_SIZE
 # define AT_RSEQ_FEATURE_SIZE	27

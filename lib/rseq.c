@@ -34,27 +34,48 @@ static const int cpu_no_rseq = FASTCPU_CPU_NO_RSEQ;
 FASTCPU_EXPORT FASTCPU_TLS const volatile int *fastcpu_cpu_id_ref =
 	&cpu_unattached;
 
-/* The library's own area, for threads glibc did not register. Static TLS of
- * a module that is never unloaded (-z nodelete): its memory lives exactly as
- * long as the thread, which is as long as the kernel may write to it. It is
- * aligned at run time inside room for it: a TLS block aligned beyond glibc's
- * static TLS (16 bytes on arm64) cannot be dlopen()ed ("cannot allocate
- * memory in static TLS block"). */
-static FASTCPU_TLS unsigned char own_room[2 * FASTCPU_RSEQ_AREA_SIZE];
+/*
+ * The library's own area, for threads nobody else registered. Static TLS
+ * of a module that is never unloaded (-z nodelete): its memory lives
+ * exactly as long as the thread, which is as long as the kernel may write
+ * to it. It is aligned at run time inside room for it: a TLS block aligned
+ * beyond glibc's static TLS (16 bytes on arm64) cannot be dlopen()ed
+ * ("cannot allocate memory in static TLS block"). So where the area falls
+ * in the room depends on how the thread's TLS is aligned, which is the
+ * same in every thread on the libcs known, not promised: a thread whose
+ * area would not be at the published word (published.c) registers one in
+ * the room's second half instead, and its inline reads, finding -1 at the
+ * published word, are answered out of line. All -1 until registered, so
+ * that the word reads "unattached" wherever it falls.
+ */
+static FASTCPU_TLS unsigned char own_room[4 * FASTCPU_RSEQ_AREA_SIZE] = {
+	[0 ... 4 * FASTCPU_RSEQ_AREA_SIZE - 1] = 0xff
+};
 
-static struct fastcpu_rseq_abi *own_area(void)
+static struct fastcpu_rseq_abi *area_from(unsigned int room_offset)
 {
-	uintptr_t at = ((uintptr_t)own_room + FASTCPU_RSEQ_AREA_SIZE - 1) &
+	uintptr_t at = ((uintptr_t)own_room + room_offset +
+			FASTCPU_RSEQ_AREA_SIZE - 1) &
 		       ~(uintptr_t)(FASTCPU_RSEQ_AREA_SIZE - 1);
 
 	return (struct fastcpu_rseq_abi *)at;
 }
 
+static struct fastcpu_rseq_abi *own_area(void)
+{
+	struct fastcpu_rseq_abi *first = area_from(0);
+
+	if (fastcpu_publish_cpu_id(&first->cpu_id))
+		return first;
+	return area_from(2 * FASTCPU_RSEQ_AREA_SIZE);
+}
+
 static FASTCPU_TLS unsigned char owner;		/* enum fastcpu_rseq_owner */
 /* This thread holds one reference to the program owner's shared area. */
 static FASTCPU_TLS unsigned char holds_shared_ref;
-
-int fastcpu_rseq_node_known;	/* 1: node_id maintained, -1: not, 0: unknown */
+/* This thread is registering its own area: a signal handler that interrupts
+ * it is answered by the fallback and leaves the area alone. */
+static FASTCPU_TLS unsigned char registering;
 
 bool fastcpu_glibc_registered_rseq(void)
 {
@@ -64,12 +85,6 @@ bool fastcpu_glibc_registered_rseq(void)
 static void *thread_at(ptrdiff_t offset)
 {
 	return (char *)fastcpu_arch_thread_pointer() + offset;
-}
-
-/* Feature size and alignment as the kernel advertises them (0 before 6.3). */
-static unsigned long kernel_feature_size(void)
-{
-	return fastcpu_getauxval(AT_RSEQ_FEATURE_SIZE);
 }
 
 /*
@@ -83,9 +98,8 @@ static unsigned long kernel_feature_size(void)
  * own_area() has (64 bytes, aligned to 64) on the kernels known today; a
  * kernel asking for more gets the original 32 bytes.
  */
-static unsigned long own_area_length(void)
+static unsigned long own_area_length(unsigned long feature)
 {
-	unsigned long feature = kernel_feature_size();
 	unsigned long align = fastcpu_getauxval(AT_RSEQ_ALIGN);
 	unsigned long len;
 
@@ -97,6 +111,33 @@ static unsigned long own_area_length(void)
 	if (align > FASTCPU_RSEQ_AREA_SIZE || len > FASTCPU_RSEQ_AREA_SIZE)
 		return FASTCPU_RSEQ_ORIG_SIZE;
 	return len;
+}
+
+/* Read from the auxiliary vector once (getauxval() walks it): racing
+ * readers store the same values. The feature size is 0 before 6.3. */
+static unsigned int kernel_read;	/* 1 once the fields below are set */
+static unsigned int kernel_feature_size, kernel_own_length;
+
+struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void)
+{
+	unsigned int feature, length;
+
+	if (likely(__atomic_load_n(&kernel_read, __ATOMIC_ACQUIRE))) {
+		feature = __atomic_load_n(&kernel_feature_size, __ATOMIC_RELAXED);
+		length = __atomic_load_n(&kernel_own_length, __ATOMIC_RELAXED);
+	} else {
+		feature = (unsigned int)fastcpu_getauxval(AT_RSEQ_FEATURE_SIZE);
+		length = (unsigned int)own_area_length(feature);
+		__atomic_store_n(&kernel_feature_size, feature, __ATOMIC_RELAXED);
+		__atomic_store_n(&kernel_own_length, length, __ATOMIC_RELAXED);
+		__atomic_store_n(&kernel_read, 1, __ATOMIC_RELEASE);
+	}
+	return (struct fastcpu_rseq_kernel){
+		.feature_size = feature,
+		.own_length = length,
+		.node_id = feature >= FASTCPU_RSEQ_NODE_FEATURE_SIZE,
+		.mm_cid = feature >= FASTCPU_RSEQ_MM_CID_FEATURE_SIZE,
+	};
 }
 
 static long rseq_call(void *area, unsigned long len, int flags)
@@ -133,7 +174,7 @@ static void unregister_at_exit(void *unused)
 	owner = FASTCPU_RSEQ_NONE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (was == FASTCPU_RSEQ_OWN)
-		rseq_call(own_area(), own_area_length(),
+		rseq_call(own_area(), fastcpu_rseq_kernel().own_length,
 			  FASTCPU_RSEQ_FLAG_UNREGISTER);
 	if (holds_shared_ref)
 		release_shared();
@@ -166,23 +207,38 @@ static void warn_rseq_refused(long err)
 }
 
 /*
- * Registers own_area for the calling thread. EBUSY means this very area is
- * already registered with this signature (the kernel checks all three), so
- * it is live and usable. EINVAL: the thread registered another area before
- * asking us (it keeps it); EPERM: a sandbox said no; ENOSYS: no rseq, or a
- * seccomp filter of this thread only, so it is not remembered process-wide.
+ * Registers own_area for the calling thread: NULL if it cannot, else its
+ * cpu_id. Before the first registration the user-owned fields are zeroed
+ * (the room starts all -1); the kernel-owned ones are left to the kernel,
+ * which sets them on registration. An area whose cpu_id is set is already
+ * registered and not written at all. EBUSY means this very area is
+ * already registered with this signature (the kernel checks all three),
+ * so it is live and usable. EINVAL: the thread registered another area
+ * before asking us (it keeps it); EPERM: a sandbox said no; ENOSYS: no
+ * rseq, or a seccomp filter of this thread only, so it is not remembered
+ * process-wide.
  */
-static bool register_own(const struct fastcpu_binding *b)
+static const volatile int *register_own(const struct fastcpu_binding *b)
 {
-	long ret = rseq_call(own_area(), own_area_length(), 0);
+	struct fastcpu_rseq_abi *area = own_area();
+	volatile struct fastcpu_rseq_abi *user = area;
+	unsigned int length = fastcpu_rseq_kernel().own_length;
+	long ret;
 
+	if ((int)user->cpu_id < 0) {
+		user->rseq_cs = 0;
+		user->flags = 0;
+		for (unsigned int i = offsetof(struct fastcpu_rseq_abi, end); i < length; i++)
+			((volatile unsigned char *)area)[i] = 0;
+	}
+	ret = rseq_call(area, length, 0);
 	if (ret == 0 || ret == -EBUSY) {
 		unregister_at_thread_exit();
-		return true;
+		return (const volatile int *)&area->cpu_id;
 	}
 	if (b->rseq_forced)
 		warn_rseq_refused(ret);
-	return false;
+	return NULL;
 }
 
 static struct fastcpu_rseq_abi *program_area(void)
@@ -274,17 +330,22 @@ static const volatile int *program_cpu_id(void)
 	return (const volatile int *)&area->cpu_id;
 }
 
+static const volatile struct fastcpu_rseq_abi *glibc_area(void)
+{
+	return thread_at(__rseq_offset);
+}
+
 void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 {
-	const volatile int *ref = &cpu_no_rseq;
+	const volatile int *ref = &cpu_no_rseq, *own;
 	unsigned char who = FASTCPU_RSEQ_NONE;
 
 	if (!b->use_rseq) {
 		/* the fallback serves every thread */
 	} else if (fastcpu_glibc_registered_rseq()) {
-		const volatile struct fastcpu_rseq_abi *area =
-			thread_at(__rseq_offset);
+		const volatile struct fastcpu_rseq_abi *area = glibc_area();
 
+		fastcpu_publish_cpu_id(&area->cpu_id);
 		/* Negative: glibc's registration failed in this thread. */
 		if ((int)area->cpu_id >= 0) {
 			ref = (const volatile int *)&area->cpu_id;
@@ -294,19 +355,36 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 		ref = program_cpu_id();
 		if (ref == NULL)
 			return;	/* asked again on the next call */
+		fastcpu_publish_cpu_id(ref);
 		who = FASTCPU_RSEQ_PROGRAM;
+	} else if (registering) {
+		return;		/* a handler, inside this thread's registration */
 	} else if (!fastcpu_task_owns_tls()) {
 		return;		/* vfork child: its parent's TLS, left alone */
-	} else if (register_own(b)) {
-		ref = (const volatile int *)&own_area()->cpu_id;
-		who = FASTCPU_RSEQ_OWN;
+	} else {
+		registering = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		own = register_own(b);
+		if (own != NULL) {
+			ref = own;
+			who = FASTCPU_RSEQ_OWN;
+		}
 	}
-	if (who != FASTCPU_RSEQ_NONE && !fastcpu_rseq_node_known)
-		__atomic_store_n(&fastcpu_rseq_node_known, kernel_feature_size() >=
-				 FASTCPU_RSEQ_NODE_FEATURE_SIZE ? 1 : -1,
-				 __ATOMIC_RELAXED);
 	owner = who;
 	fastcpu_cpu_id_ref = ref;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	registering = 0;
+}
+
+void fastcpu_rseq_publish_early(void)
+{
+	(void)fastcpu_rseq_kernel();
+	if (fastcpu_glibc_registered_rseq())
+		fastcpu_publish_cpu_id(&glibc_area()->cpu_id);
+	else if (!fastcpu_program_owner.found)
+		(void)own_area();
+	else if (fastcpu_program_owner.published_offset == NULL)
+		fastcpu_publish_cpu_id(&program_area()->cpu_id);
 }
 
 enum fastcpu_rseq_owner fastcpu_rseq_owner(void)

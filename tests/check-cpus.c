@@ -23,10 +23,23 @@ static void check_entry_points(int cpu, unsigned int node)
 {
 	unsigned int c, n;
 
+	int cid, limit = fastcpu_cid_limit();
+
 	errno = EDOM;
 	ck_assert_int_eq(fastcpu_current_cpu(), cpu);
 	ck_assert_int_eq(fastcpu_sched_getcpu(), cpu);
 	ck_assert_int_eq(sched_getcpu(), cpu);
+	n = ~0u;
+	ck_assert_int_eq(fastcpu_current_cpu_node(&n), cpu);
+	ck_assert_uint_eq(n, node);
+	cid = fastcpu_current_cid();
+	ck_assert_int_ge(cid, 0);
+	ck_assert_int_lt(cid, limit);
+	ck_assert_int_lt(cpu, limit);
+	cid = fastcpu_cid();
+	ck_assert_int_ge(cid, 0);
+	ck_assert_int_lt(cid, limit);
+	ck_assert_int_eq(fastcpu_cid_limit(), limit);
 
 	c = n = ~0u;
 	ck_assert_int_eq(fastcpu_getcpu(&c, &n), 0);

@@ -25,6 +25,7 @@ int main(void)
 	srunner_add_suite(sr, suite_faults());
 	srunner_add_suite(sr, suite_reliability());
 	srunner_add_suite(sr, suite_host());
+	srunner_add_suite(sr, suite_fastpath());
 	if (test_respawned()) {
 		srunner_free(sr);
 		return test_run_respawned();

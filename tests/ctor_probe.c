@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* tests/ctor_probe.c: the inline fast path before main, from a constructor. */
+/* tests/ctor_probe.c: the inline reads before main, from a constructor. */
 
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -8,30 +8,46 @@
 
 #include "fastcpu.h"
 
-/* The library has no constructor to rely on: the very first read, at any
- * time, goes through the marker and the slow path. */
-static int answer = -3, kernel = -4;
+/* The library's constructor may not have run yet (a static link orders
+ * constructors as it likes): the very first reads, at any time, go through
+ * the anchor and the slow path. Built shared and static (ctor_probe_static). */
+static int answer = -3, kernel = -4, pair = -5, cid = -6, limit = -7;
+static unsigned int node = ~0u, kernel_node = ~1u;
 
 __attribute__((constructor(101))) static void ask_in_constructor(void)
 {
-	for (int tries = 0; tries < 100 && answer != kernel; tries++) {
-		unsigned int cpu;
+	for (int tries = 0; tries < 100 && (answer != kernel || pair != kernel ||
+					    node != kernel_node); tries++) {
+		unsigned int c, n;
 
 		answer = fastcpu_current_cpu();
-		if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
+		pair = fastcpu_current_cpu_node(&node);
+		if (syscall(SYS_getcpu, &c, &n, NULL) != 0)
 			return;
-		kernel = (int)cpu;
+		kernel = (int)c;
+		kernel_node = n;
 	}
+	cid = fastcpu_current_cid();
+	limit = fastcpu_cid_limit();
 }
 
 int main(void)
 {
-	if (answer < 0 || answer != kernel) {
-		fprintf(stderr, "ctor_probe: constructor read %d, kernel said %d\n",
-			answer, kernel);
+	int now;
+
+	if (answer < 0 || answer != kernel || pair != kernel || node != kernel_node) {
+		fprintf(stderr, "ctor_probe: constructor read CPU %d, pair %d/%u, kernel said %d/%u\n",
+			answer, pair, node, kernel, kernel_node);
 		return 1;
 	}
-	printf("ctor_probe: CPU %d from a constructor via %s\n", answer,
-	       fastcpu_backend());
+	now = fastcpu_current_cid();
+	if (cid < 0 || cid >= limit || now < 0 || now >= limit ||
+	    fastcpu_cid_limit() != limit) {
+		fprintf(stderr, "ctor_probe: concurrency ids %d then %d, limit %d then %d\n",
+			cid, now, limit, fastcpu_cid_limit());
+		return 1;
+	}
+	printf("ctor_probe: CPU %d node %u from a constructor via %s; cid %d of %d\n",
+	       answer, node, fastcpu_backend(), cid, limit);
 	return 0;
 }

@@ -49,6 +49,14 @@ int test_next_allowed(int cpu)
 	return cpu;
 }
 
+long test_scaled(long n)
+{
+	const char *v = getenv("FASTCPU_STRESS");
+	long m = v ? (long)((double)n * atof(v)) : n;
+
+	return m > 0 ? m : 1;
+}
+
 bool test_instrumented(void)
 {
 	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;

@@ -49,6 +49,9 @@ bool test_emulated(void);
  * program started without it. */
 bool test_instrumented(void);
 
+/* FASTCPU_STRESS=F multiplies the amounts of the stress tests: 10 in make
+ * check-stress, 0.1 under valgrind and emulation; never below 1. */
+long test_scaled(long n);
 /* CLOCK_MONOTONIC in milliseconds, for tests that wait with a deadline. */
 double test_now_ms(void);
 /* Whether this process could install a seccomp filter (not under qemu-user). */
@@ -81,5 +84,6 @@ Suite *suite_backends(void);
 Suite *suite_faults(void);
 Suite *suite_reliability(void);
 Suite *suite_host(void);
+Suite *suite_fastpath(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

@@ -43,16 +43,26 @@ START_TEST(new_threads_every_cpu)
 }
 END_TEST
 
-/* The inline reads through fastcpu_cpu_id_ref before anything else ran:
- * a negative marker, never an uninitialised offset. */
+/* Before anything else ran: FASTCPU_1.0's inline read (through
+ * fastcpu_cpu_id_ref) finds a negative marker, never an uninitialised
+ * pointer; today's finds the word published at load, which is negative
+ * until the thread's area is registered (the library's own) or already the
+ * kernel's answer (glibc registered it before main). */
 START_TEST(inline_safe_before_first_call)
 {
-	int cpu = test_first_allowed();
+	int cpu = test_first_allowed(), word;
 
 	test_pin(cpu);
 	ck_assert_int_lt(*fastcpu_cpu_id_ref, 0);
+	if (expect_rseq_ok())
+		ck_assert_msg(fastcpu_cpu_id_offset != 0, "nothing published at load");
+	word = *fastcpu_tls_word_(fastcpu_cpu_id_offset);
+	ck_assert_msg(word < 0 || word == cpu, "word %d on CPU %d", word, cpu);
 	ck_assert_int_eq(fastcpu_current_cpu(), cpu);
+	ck_assert_int_eq(fastcpu_sched_getcpu(), cpu);
 	ck_assert_int_ge(*fastcpu_cpu_id_ref, expect_rseq_ok() ? 0 : -2);
+	if (expect_rseq_ok())
+		ck_assert_int_eq(*fastcpu_tls_word_(fastcpu_cpu_id_offset), cpu);
 }
 END_TEST
 

@@ -19,16 +19,6 @@
 #include "fastcpu.h"
 #include "helpers.h"
 
-/* FASTCPU_STRESS=F multiplies the amounts: 10 in make check-stress, 0.1
- * under valgrind. */
-static long scaled(long n)
-{
-	const char *v = getenv("FASTCPU_STRESS");
-	long m = v ? (long)((double)n * atof(v)) : n;
-
-	return m > 0 ? m : 1;
-}
-
 /*
  * An answer is right if the kernel said the same just before and just
  * after it; when the kernel's two answers differ the thread migrated in
@@ -109,9 +99,9 @@ START_TEST(thread_churn)
 {
 	long warm, after;
 
-	churn(scaled(1000));	/* stacks cached, everything touched once */
+	churn(test_scaled(1000));	/* stacks cached, everything touched once */
 	warm = resident_kib();
-	churn(scaled(10000));
+	churn(test_scaled(10000));
 	after = resident_kib();
 	ck_assert_int_eq(wrong, 0);
 	/* Sanitizers' and qemu's own bookkeeping grows with threads. */
@@ -169,7 +159,7 @@ START_TEST(signals_during_first_calls)
 			if (!answer_right(sched_getcpu) || errno != EDOM)
 				wrong++;
 		last = test_now_ms();
-	} while (last - start < (double)scaled(10) * 100 ||
+	} while (last - start < (double)test_scaled(10) * 100 ||
 		 (handler_calls < enough && last - start < 60000));
 	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
 	ck_assert_int_ge(handler_calls, enough);
