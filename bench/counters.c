@@ -14,6 +14,7 @@
 const char *const counter_names[COUNTER_KINDS] = {
 	"per-CPU shard via fastcpu_current_cpu()",
 	"per-CPU shard via glibc sched_getcpu()",
+	"per-cid shard via fastcpu_current_cid()",
 	"global atomic add",
 	"global CAS loop",
 	"global pthread mutex",
@@ -49,6 +50,10 @@ static void increment(enum counter_kind kind)
 		break;
 	case COUNTER_PERCPU_GLIBC:
 		__atomic_fetch_add(&shards[(unsigned int)glibc_sched_getcpu() % SHARDS].value,
+				   1, __ATOMIC_RELAXED);
+		break;
+	case COUNTER_PERCID_FASTCPU:
+		__atomic_fetch_add(&shards[(unsigned int)fastcpu_current_cid() % SHARDS].value,
 				   1, __ATOMIC_RELAXED);
 		break;
 	case COUNTER_ATOMIC_ADD:
@@ -125,4 +130,24 @@ double counter_ns_per_increment(enum counter_kind kind, int nthreads,
 		exit(1);
 	}
 	return sum / nthreads / (double)increments;
+}
+
+void counter_reset(void)
+{
+	for (int i = 0; i < SHARDS; i++)
+		shards[i].value = 0;
+}
+
+int counter_shards_used(int *highest, unsigned long *bytes)
+{
+	int used = 0;
+
+	*highest = -1;
+	for (int i = 0; i < SHARDS; i++)
+		if (shards[i].value != 0) {
+			used++;
+			*highest = i;
+		}
+	*bytes = (unsigned long)(*highest + 1) * sizeof(struct shard);
+	return used;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cases.h"
+#include "loops.h"
 #include "counters.h"
 #include "fastcpu.h"
 #include "measure.h"
@@ -221,6 +222,45 @@ static void describe_machine(struct report_machine *m)
 	m->cycles = bench_have_cycles();
 }
 
+/*
+ * The counter of Table 4, indexed by CPU number and by concurrency id, in
+ * this process restricted to the upper half of its CPUs (as taskset would),
+ * a thread per CPU given: how many shards each touched and how far into
+ * the array. Needs two CPUs.
+ */
+static void restricted_counter(struct report_restricted *x, unsigned long increments)
+{
+	static const char *const index[2] = { "CPU number", "concurrency id" };
+	static const enum counter_kind kinds[2] = { COUNTER_PERCPU_FASTCPU,
+						    COUNTER_PERCID_FASTCPU };
+	cpu_set_t upper;
+	int total = CPU_COUNT(&allowed), seen = 0, len = 0;
+
+	if (total < 2)
+		return;
+	CPU_ZERO(&upper);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &allowed) && seen++ >= total / 2) {
+			CPU_SET(cpu, &upper);
+			len += snprintf(x->cpus + len, sizeof(x->cpus) - (size_t)len,
+					"%s%d", len ? "," : "", cpu);
+			if ((size_t)len >= sizeof(x->cpus))
+				len = (int)sizeof(x->cpus) - 1;
+		}
+	x->threads = CPU_COUNT(&upper);
+	if (sched_setaffinity(0, sizeof(upper), &upper) != 0) {
+		x->threads = 0;
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		counter_reset();
+		x->by[i].index = index[i];
+		x->by[i].ns = counter_ns_per_increment(kinds[i], x->threads, increments);
+		x->by[i].used = counter_shards_used(&x->by[i].highest, &x->by[i].bytes);
+	}
+	sched_setaffinity(0, sizeof(allowed), &allowed);
+}
+
 static int pin_to_first_cpu(void)
 {
 	cpu_set_t one;
@@ -239,7 +279,7 @@ static int pin_to_first_cpu(void)
 int main(int argc, char **argv)
 {
 	static struct forced_result forced[NFORCED];
-	static struct bench_result reading[16];
+	static struct bench_result reading[16], loops[LOOPS_MAX];
 	struct report r = { .forced_count = 0 };
 	enum { TEXT, JSON, CSV } format = TEXT;
 	const char *csv_file = NULL;
@@ -325,6 +365,13 @@ int main(int argc, char **argv)
 	r.reading = reading;
 	r.reading_count = n;
 
+	/* Table 5: the inline reads in a loop, with reference rows where
+	 * the thread reads an rseq area. */
+	r.loop_count = loops_cases(loops, loops_init());
+	bench_measure(loops, r.loop_count, &cfg);
+	r.loops = loops;
+	r.cid_limit = fastcpu_cid_limit();
+
 	first_call(&r.first_fastcpu, once_fastcpu_sched_getcpu);
 	first_call(&r.first_glibc, once_glibc_sched_getcpu);
 
@@ -338,6 +385,8 @@ int main(int argc, char **argv)
 				counter_ns_per_increment(k, t, counter_increments);
 		r.thread_counts++;
 	}
+
+	restricted_counter(&r.restricted, counter_increments);
 
 	if (csv_file != NULL) {
 		FILE *f = fopen(csv_file, "w");

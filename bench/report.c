@@ -211,6 +211,49 @@ static void text_counters(const struct report *r, FILE *out)
 	}
 }
 
+static const struct bench_result *find_loop(const struct report *r, const char *name)
+{
+	for (int i = 0; i < r->loop_count; i++)
+		if (strcmp(r->loops[i].name, name) == 0)
+			return &r->loops[i];
+	return NULL;
+}
+
+static void text_loops(const struct report *r, FILE *out)
+{
+	const struct bench_result *floor =
+		find_loop(r, "floor: bare cpu_id load, address hoisted");
+
+	fprintf(out, "\nTable 5: reading in a loop (4 reads an iteration, nothing else called),\n"
+		"ns per read; the librseq-style rows are this benchmark's own code\n");
+	fprintf(out, "%-42s %8s %8s  %s\n", "", "best ns", "median", "median - floor");
+	for (int i = 0; i < r->loop_count; i++) {
+		const struct bench_result *b = &r->loops[i];
+
+		fprintf(out, "%-42s ", b->name);
+		print_ns(out, b);
+		if (i > 0 && floor)
+			fprintf(out, "  %+8.3f", b->median_ns - floor->median_ns);
+		fputc('\n', out);
+	}
+}
+
+static void text_restricted(const struct report *r, FILE *out)
+{
+	const struct report_restricted *x = &r->restricted;
+
+	if (x->threads == 0)
+		return;
+	fprintf(out, "\nTable 6: sharded counter (128-byte shards) in a process restricted to CPUs %s\n"
+		"of %d, %d threads; fastcpu_cid_limit() %d\n", x->cpus, r->machine.cpus,
+		x->threads, r->cid_limit);
+	fprintf(out, "%-16s %12s %12s %14s %18s\n", "index", "ns/incr", "shards used",
+		"highest index", "bytes to highest");
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "%-16s %12.2f %12d %14d %18lu\n", x->by[i].index, x->by[i].ns,
+			x->by[i].used, x->by[i].highest, x->by[i].bytes);
+}
+
 void report_text(const struct report *r, FILE *out)
 {
 	struct target t[4];
@@ -229,6 +272,8 @@ void report_text(const struct report *r, FILE *out)
 	text_cache(r, out);
 	text_generic(r, out);
 	text_counters(r, out);
+	text_loops(r, out);
+	text_restricted(r, out);
 	fprintf(out, "\nTargets (ratios of medians, and of bests, from one process):\n");
 	for (int i = 0; i < n; i++) {
 		if (t[i].value < 0)
@@ -297,7 +342,19 @@ void report_json(const struct report *r, FILE *out)
 			fprintf(out, "%s%.3f", i ? ", " : "", r->counter_ns[k][i]);
 		fputc(']', out);
 	}
-	fprintf(out, "\n  },\n  \"targets\": [");
+	fprintf(out, "\n  },\n  \"loop\": {");
+	for (int i = 0; i < r->loop_count; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_result(out, r->loops[i].name, &r->loops[i]);
+	}
+	fprintf(out, "\n  },\n  \"restricted_counter\": {\"cpus\": \"%s\", \"threads\": %d, "
+		"\"cid_limit\": %d", r->restricted.cpus, r->restricted.threads, r->cid_limit);
+	for (int i = 0; i < 2 && r->restricted.threads > 0; i++)
+		fprintf(out, ", \"%s\": {\"ns\": %.3f, \"shards_used\": %d, \"highest\": %d, "
+			"\"bytes\": %lu}", r->restricted.by[i].index, r->restricted.by[i].ns,
+			r->restricted.by[i].used, r->restricted.by[i].highest,
+			r->restricted.by[i].bytes);
+	fprintf(out, "},\n  \"targets\": [");
 	for (int i = 0; i < n; i++)
 		fprintf(out, "%s\n    {\"what\": \"%s\", \"ratio\": %.4f, \"best_ratio\": %.4f, "
 			"\"limit\": %.2f}", i ? "," : "", t[i].what, t[i].value,
@@ -313,6 +370,9 @@ void report_csv(const struct report *r, FILE *out)
 	for (int i = 0; i < r->reading_count; i++)
 		fprintf(out, "reading,\"%s\",0,%.3f,%.3f\n", r->reading[i].name,
 			r->reading[i].best_ns, r->reading[i].median_ns);
+	for (int i = 0; i < r->loop_count; i++)
+		fprintf(out, "loop,\"%s\",0,%.3f,%.3f\n", r->loops[i].name,
+			r->loops[i].best_ns, r->loops[i].median_ns);
 	for (int i = 0; i < r->forced_count; i++)
 		fprintf(out, "forced,\"%s\",0,%.3f,%.3f\n", r->forced[i].bound,
 			r->forced[i].sched.best_ns, r->forced[i].sched.median_ns);

@@ -29,11 +29,27 @@ struct report_forced {
 	struct bench_result sched, generic, getcpu, glibc, syscall, miss, hit;
 };
 
+/* A sharded counter in a process restricted to some of the CPUs. */
+struct report_restricted {
+	char cpus[64];		/* the CPU list the process was given */
+	int threads;
+	struct report_sharding {
+		const char *index;	/* "CPU number" or "concurrency id" */
+		double ns;
+		int used, highest;
+		unsigned long bytes;
+	} by[2];
+};
+
 struct report {
 	struct report_machine machine;
 	struct bench_result *reading;	/* table 1; [0] is the empty loop */
 	int reading_count;
 	struct bench_result first_fastcpu, first_glibc;
+	struct bench_result *loops;	/* reading in a loop; [0] empty loop */
+	int loop_count;
+	int cid_limit;
+	struct report_restricted restricted;
 	struct report_forced forced[REPORT_MAX_FORCED];
 	int forced_count;
 	int threads[REPORT_MAX_THREAD_COUNTS], thread_counts;

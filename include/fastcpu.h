@@ -102,10 +102,11 @@ static inline int fastcpu_current_cpu_node(unsigned int *node)
 	int n = *fastcpu_tls_word_(fastcpu_node_id_offset);
 
 	if (__builtin_expect((cpu | n) < 0 || *cpu_at != cpu, 0)) {
-		unsigned int c;
+		unsigned int c, slow_node;	/* *node stays in a register */
 
-		if (fastcpu_getcpu(&c, node) != 0)
+		if (fastcpu_getcpu(&c, &slow_node) != 0)
 			return -1;
+		*node = slow_node;
 		return (int)c;
 	}
 	*node = (unsigned int)n;

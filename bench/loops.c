@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/loops.c: the reads of <fastcpu.h> in a hot loop, against the floor. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fastcpu.h"
+#include "loops.h"
+
+/*
+ * Four reads an iteration, each kept alive without an instruction of its
+ * own, as a per-CPU data structure's fast path would read them. The
+ * reference rows read the thread's rseq area the way librseq's inline
+ * functions do (written here from that description, not its code): an
+ * offset from the thread pointer in a plain global, which the compiler
+ * must reload after any call it cannot see into, with sched_getcpu() as
+ * the checked read's fallback.
+ */
+#define KEEP(x) __asm__ volatile("" : : "r"(x))
+#define FOUR(stmt) do { stmt; stmt; stmt; stmt; } while (0)
+
+static ptrdiff_t bench_rseq_offset;	/* reference rows: area from the thread pointer */
+static const volatile int *floor_word;
+
+enum { CPU_ID = 4, NODE_ID = 20, MM_CID = 24 };	/* offsets in the area */
+
+static inline const volatile int *area_word(int field)
+{
+	return (const volatile int *)((char *)__builtin_thread_pointer() +
+				      bench_rseq_offset + field);
+}
+
+static inline int raw_cpu(void)
+{
+	return *area_word(CPU_ID);
+}
+
+static inline int checked_cpu(void)
+{
+	int cpu = raw_cpu();
+
+	if (__builtin_expect(cpu < 0, 0))
+		cpu = fastcpu_sched_getcpu();
+	return cpu;
+}
+
+#define LOOP(name, ...)						\
+	static unsigned long name(unsigned long n)		\
+	{							\
+		unsigned long sum = 0;				\
+								\
+		for (unsigned long i = 0; i < n; i += 4)	\
+			FOUR(__VA_ARGS__; KEEP(sum));		\
+		return sum;					\
+	}
+
+LOOP(loop_empty, sum += i)
+/* The floor: a bare load of cpu_id, its address found once. */
+LOOP(loop_floor, sum += (unsigned long)*floor_word)
+LOOP(loop_raw, sum += (unsigned long)raw_cpu())
+LOOP(loop_checked, sum += (unsigned long)checked_cpu())
+LOOP(loop_current_cpu, sum += (unsigned long)fastcpu_current_cpu())
+LOOP(loop_raw_pair, sum += (unsigned long)raw_cpu() + (unsigned long)*area_word(NODE_ID))
+static unsigned long loop_pair(unsigned long n)
+{
+	unsigned long sum = 0;
+	unsigned int node = 0;
+
+	for (unsigned long i = 0; i < n; i += 4)
+		FOUR(sum += (unsigned long)fastcpu_current_cpu_node(&node) + node;
+		     KEEP(sum));
+	return sum;
+}
+LOOP(loop_raw_cid, sum += (unsigned long)*area_word(MM_CID))
+LOOP(loop_cid, sum += (unsigned long)fastcpu_current_cid())
+
+bool loops_init(void)
+{
+	const volatile int *cpu_id = fastcpu_cpu_id_ref;
+
+	(void)fastcpu_sched_getcpu();
+	cpu_id = fastcpu_cpu_id_ref;
+	if (*cpu_id < 0)
+		return false;
+	floor_word = cpu_id;
+	bench_rseq_offset = (const char *)cpu_id - CPU_ID -
+			    (const char *)__builtin_thread_pointer();
+	return true;
+}
+
+#define CASE(n, f) (struct bench_result){ .name = (n), .loop = (f) }
+
+int loops_cases(struct bench_result *c, bool reference_rows)
+{
+	int n = 0;
+
+	c[n++] = CASE("empty loop (not subtracted)", loop_empty);
+	if (reference_rows) {
+		c[n++] = CASE("floor: bare cpu_id load, address hoisted", loop_floor);
+		c[n++] = CASE("librseq-style raw cpu_id read", loop_raw);
+		c[n++] = CASE("librseq-style checked read", loop_checked);
+	}
+	c[n++] = CASE("fastcpu_current_cpu()", loop_current_cpu);
+	if (reference_rows)
+		c[n++] = CASE("librseq-style cpu_id + node_id reads", loop_raw_pair);
+	c[n++] = CASE("fastcpu_current_cpu_node()", loop_pair);
+	if (reference_rows)
+		c[n++] = CASE("librseq-style raw mm_cid read", loop_raw_cid);
+	c[n++] = CASE("fastcpu_current_cid()", loop_cid);
+	return n;
+}
