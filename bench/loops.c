@@ -20,15 +20,19 @@
 #define KEEP(x) __asm__ volatile("" : : "r"(x))
 #define FOUR(stmt) do { stmt; stmt; stmt; stmt; } while (0)
 
-static ptrdiff_t bench_rseq_offset;	/* reference rows: area from the thread pointer */
+/* Reference rows: the area as an offset from a per-thread base kept in a
+ * plain global. librseq's base is the thread pointer; a TLS variable of
+ * the program's own is the same kind of base (a fixed offset from it) and
+ * needs no builtin (GCC 12 has none on powerpc). */
+static __thread char thread_base;
+static ptrdiff_t bench_rseq_offset;
 static const volatile int *floor_word;
 
 enum { CPU_ID = 4, NODE_ID = 20, MM_CID = 24 };	/* offsets in the area */
 
 static inline const volatile int *area_word(int field)
 {
-	return (const volatile int *)((char *)__builtin_thread_pointer() +
-				      bench_rseq_offset + field);
+	return (const volatile int *)((uintptr_t)&thread_base + bench_rseq_offset + field);
 }
 
 static inline int raw_cpu(void)
@@ -84,8 +88,7 @@ bool loops_init(void)
 	if (*cpu_id < 0)
 		return false;
 	floor_word = cpu_id;
-	bench_rseq_offset = (const char *)cpu_id - CPU_ID -
-			    (const char *)__builtin_thread_pointer();
+	bench_rseq_offset = (ptrdiff_t)((uintptr_t)cpu_id - CPU_ID - (uintptr_t)&thread_base);
 	return true;
 }
 
