@@ -13,6 +13,7 @@
 #endif
 
 #include "cases.h"
+#include "measure.h"
 #include "fastcpu.h"
 
 /*
@@ -33,16 +34,6 @@ static __attribute__((noinline)) int empty_function(void)
 	return 0;
 }
 static int (*volatile empty_function_p)(void) = empty_function;
-
-/* Keeps a value alive without costing an instruction. */
-#define KEEP(x) __asm__ volatile("" : : "r"(x))
-
-/*
- * Every loop does four operations an iteration, the empty one included: the
- * inline reads cost well under a cycle, and one to an iteration would time
- * the loop rather than the read.
- */
-#define FOUR(...) __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; __VA_ARGS__
 
 void cases_init(void)
 {

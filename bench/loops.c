@@ -17,8 +17,6 @@
  * must reload after any call it cannot see into, with sched_getcpu() as
  * the checked read's fallback.
  */
-#define KEEP(x) __asm__ volatile("" : : "r"(x))
-#define FOUR(stmt) do { stmt; stmt; stmt; stmt; } while (0)
 
 /* Reference rows: the area as an offset from a per-thread base kept in a
  * plain global. librseq's base is the thread pointer; a TLS variable of

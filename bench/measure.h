@@ -7,6 +7,16 @@
 
 #include <stdbool.h>
 
+/* Keeps a value alive without costing an instruction. */
+#define KEEP(x) __asm__ volatile("" : : "r"(x))
+
+/*
+ * Every loop does four operations an iteration, the empty one included: the
+ * inline reads cost well under a cycle, and one to an iteration would time
+ * the loop rather than the read. A block of its own: a loop's whole body.
+ */
+#define FOUR(...) { __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; }
+
 /* Runs an operation iters times; returns something derived from the
  * results so that the compiler must compute them. */
 typedef unsigned long (*bench_loop_fn)(unsigned long iters);

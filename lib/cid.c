@@ -39,14 +39,11 @@ static void note_highest(unsigned long cpu, void *highest)
 		*(unsigned long *)highest = cpu + 1;
 }
 
-/* Linux's largest NR_CPUS, the bound when nothing better is known. */
-#define MAX_CPUS 8192
-
 /*
  * The kernel's nr_cpu_ids: CPU numbers below it are all it will ever use,
  * whatever is plugged in later. sysfs says it exactly; without sysfs (a
  * chroot, a sandbox), sched_getaffinity refuses a mask too small for it,
- * which bounds it to a multiple of 64 (or to MAX_CPUS past 1024).
+ * which bounds it to a multiple of 64 (or to FASTCPU_MAX_CPUS past 1024).
  */
 static int count_possible_cpus(void)
 {
@@ -60,10 +57,11 @@ static int count_possible_cpus(void)
 		if (fastcpu_raw_syscall_errno(SYS_sched_getaffinity, 0, (long)size,
 					      (long)mask, 0) > 0)
 			return (int)(size * 8);
-	return MAX_CPUS;
+	return FASTCPU_MAX_CPUS;
 }
 
-/* The calling thread is attached (entry.c) before this runs. */
+/* The calling thread is attached before this runs: whether it reads an
+ * area decides. */
 static enum fastcpu_cid_source decide(void)
 {
 	int saved = errno, seen = 0, wanted;
@@ -86,16 +84,15 @@ static enum fastcpu_cid_source decided(void)
 {
 	enum fastcpu_cid_source s = fastcpu_cid_source();
 
-	if (unlikely(s == FASTCPU_CID_UNDECIDED)) {
-		fastcpu_attach_calling_thread();
-		s = decide();
-	}
-	return s;
+	return likely(s != FASTCPU_CID_UNDECIDED) ? s : decide();
 }
 
 FASTCPU_EXPORT int fastcpu_cid_limit(void)
 {
-	enum fastcpu_cid_source s = decided();
+	enum fastcpu_cid_source s;
+
+	fastcpu_attach_calling_thread();
+	s = decided();
 	int n = __atomic_load_n(&possible_cpus, __ATOMIC_RELAXED);
 
 	return s == FASTCPU_CID_MM_CID ? 2 * n : n;
@@ -103,9 +100,14 @@ FASTCPU_EXPORT int fastcpu_cid_limit(void)
 
 FASTCPU_EXPORT int fastcpu_cid(void)
 {
-	enum fastcpu_cid_source s = decided();
-	const volatile int *ref = fastcpu_cpu_id_ref;
-	int cpu = *ref;
+	enum fastcpu_cid_source s;
+	const volatile int *ref;
+	int cpu;
+
+	fastcpu_attach_calling_thread();
+	s = decided();
+	ref = fastcpu_cpu_id_ref;
+	cpu = *ref;
 
 	if (cpu >= 0) {
 		const volatile struct fastcpu_rseq_abi *area = (const void *)
@@ -115,8 +117,6 @@ FASTCPU_EXPORT int fastcpu_cid(void)
 	}
 	/* No area here: the fallback's answer, never a cached one (the CPU
 	 * a thread ran on a moment ago may be another's now). */
-	if (cpu == FASTCPU_CPU_UNATTACHED)
-		fastcpu_attach_calling_thread();
 	cpu = fastcpu_uncached_fallback()->cpu();
 	if (cpu < 0 || s != FASTCPU_CID_MM_CID)
 		return cpu;

@@ -165,8 +165,7 @@ FASTCPU_GLIBC_NAME int getcpu(unsigned int *cpu, unsigned int *node)
 
 FASTCPU_EXPORT const char *fastcpu_backend(void)
 {
-	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
-		attach_thread();
+	fastcpu_attach_calling_thread();
 	if (*fastcpu_cpu_id_ref >= 0) {
 		switch (fastcpu_rseq_owner()) {
 		case FASTCPU_RSEQ_GLIBC:

@@ -119,10 +119,9 @@ struct fastcpu_rseq_program_owner {
 void fastcpu_find_program_owner(void);
 extern struct fastcpu_rseq_program_owner fastcpu_program_owner;
 /* What the kernel's rseq areas hold, from the auxiliary vector (read once):
- * its feature size, whether it keeps node_id and mm_cid, and the length
- * the library registers its own area with. */
+ * whether it keeps node_id and mm_cid, and the length the library
+ * registers its own area with. */
 struct fastcpu_rseq_kernel {
-	unsigned int feature_size;
 	unsigned int own_length;
 	bool node_id;
 	bool mm_cid;
@@ -147,6 +146,9 @@ enum fastcpu_cid_source fastcpu_cid_source(void);
 /* Values fastcpu_cpu_id_ref points at before and instead of an rseq area. */
 #define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
 #define FASTCPU_CPU_NO_RSEQ	(-2)	/* thread uses the fallback */
+
+/* Linux's largest NR_CPUS: no CPU number reaches it. */
+#define FASTCPU_MAX_CPUS 8192
 
 /* The NUMA node of a CPU from sysfs, read once on first need (node.c); -1
  * when the table does not know the CPU: ask the kernel then. */

@@ -11,8 +11,6 @@
 
 #include "internal.h"
 
-/* Linux's largest NR_CPUS; a CPU beyond it is not in the table. */
-#define MAX_CPUS 8192
 /* Entries hold node + 1: the fresh mapping's zeroes mean "in no node". */
 #define NOT_IN_TABLE 0
 
@@ -76,7 +74,7 @@ void fastcpu_for_each_in_list(const char *path,
 	for (;;) {
 		c = next_char(&r);
 		if (c >= '0' && c <= '9') {
-			if (n < MAX_CPUS)
+			if (n < FASTCPU_MAX_CPUS)
 				n = n * 10 + (unsigned long)(c - '0');
 			digits = true;
 			continue;
@@ -87,7 +85,7 @@ void fastcpu_for_each_in_list(const char *path,
 			first = n;
 			range = true;
 		} else if (c == ',' || c == '\n' || c == END) {
-			for (unsigned long i = range ? first : n; i <= n && i < MAX_CPUS; i++)
+			for (unsigned long i = range ? first : n; i <= n && i < FASTCPU_MAX_CPUS; i++)
 				fn(i, arg);
 			if (c != ',')
 				break;
@@ -138,7 +136,7 @@ static void read_node(unsigned long node, void *arg)
 	fastcpu_for_each_in_list(path, set_node, &fill);
 }
 
-/* Fills nodes (MAX_CPUS zeroed entries) from the node directory dir. */
+/* Fills nodes (FASTCPU_MAX_CPUS zeroed entries) from the node directory dir. */
 void fastcpu_node_table_fill(uint16_t *nodes, const char *dir)
 {
 	struct node_dir d = { dir, nodes };
@@ -158,7 +156,7 @@ static uint16_t *fill_table(void)
 {
 	int saved = errno;
 	uint16_t *expected = NULL;
-	uint16_t *mine = mmap(NULL, MAX_CPUS * sizeof(*mine), PROT_READ | PROT_WRITE,
+	uint16_t *mine = mmap(NULL, FASTCPU_MAX_CPUS * sizeof(*mine), PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (mine == MAP_FAILED) {
@@ -168,7 +166,7 @@ static uint16_t *fill_table(void)
 	fastcpu_node_table_fill(mine, "/sys/devices/system/node");
 	if (!__atomic_compare_exchange_n(&table, &expected, mine, false,
 					 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
-		munmap(mine, MAX_CPUS * sizeof(*mine));
+		munmap(mine, FASTCPU_MAX_CPUS * sizeof(*mine));
 		mine = expected;
 	}
 	errno = saved;
@@ -181,7 +179,7 @@ int fastcpu_node_of_cpu(unsigned int cpu)
 
 	if (unlikely(t == NULL))
 		t = fill_table();
-	if (t == NULL || cpu >= MAX_CPUS || t[cpu] == NOT_IN_TABLE)
+	if (t == NULL || cpu >= FASTCPU_MAX_CPUS || t[cpu] == NOT_IN_TABLE)
 		return -1;
 	return t[cpu] - 1;
 }

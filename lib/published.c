@@ -31,11 +31,11 @@ static ptrdiff_t from_anchor(const volatile void *at)
 }
 
 /* The node_id and mm_cid words, once each is known to be kept up to date:
- * (sequentially consistent with the concurrency id's decision: whichever of
- * the two comes second publishes the cid word)
  * node_id where the kernel maintains it (else the out-of-line getcpu()
  * reads the sysfs table), mm_cid or cpu_id as the concurrency id decided
- * (cid.c). Safe to repeat: each store writes the one value it can have. */
+ * (cid.c). Safe to repeat: each store writes the one value it can have.
+ * Sequentially consistent with that decision, so whichever of the two
+ * comes second publishes the cid word. */
 static void publish_derived(ptrdiff_t cpu_id)
 {
 	const ptrdiff_t to_node = offsetof(struct fastcpu_rseq_abi, node_id) -

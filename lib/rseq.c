@@ -133,7 +133,6 @@ struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void)
 		__atomic_store_n(&kernel_read, 1, __ATOMIC_RELEASE);
 	}
 	return (struct fastcpu_rseq_kernel){
-		.feature_size = feature,
 		.own_length = length,
 		.node_id = feature >= FASTCPU_RSEQ_NODE_FEATURE_SIZE,
 		.mm_cid = feature >= FASTCPU_RSEQ_MM_CID_FEATURE_SIZE,
@@ -378,7 +377,6 @@ void fastcpu_rseq_attach(const struct fastcpu_binding *b)
 
 void fastcpu_rseq_publish_early(void)
 {
-	(void)fastcpu_rseq_kernel();
 	if (fastcpu_glibc_registered_rseq())
 		fastcpu_publish_cpu_id(&glibc_area()->cpu_id);
 	else if (!fastcpu_program_owner.found)
