@@ -162,9 +162,12 @@ void fastcpu_node_table_fill(uint16_t *nodes, const char *dir);
 
 /* Async-signal-safe helpers (util.c). */
 long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
-bool fastcpu_task_owns_tls(void);
 const char *fastcpu_getenv(const char *name);
 unsigned long fastcpu_getauxval(unsigned long type);
+
+/* Whether the calling task runs on a TLS of its own, not a vfork parent's
+ * (task-tls.c): a system call only in processes that made such a task. */
+bool fastcpu_task_owns_tls(void);
 
 /* An entry of an ELF SysV hash table (DT_HASH), which vdso.c and owner.c
  * read: 64 bits on s390x, whose ABI is the exception (the kernel's own vDSO

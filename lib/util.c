@@ -3,12 +3,10 @@
 /* lib/util.c: small async-signal-safe helpers. */
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -24,26 +22,6 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
 		ret = -errno;
 	errno = saved;
 	return ret;
-}
-
-/*
- * Whether the calling task is the thread whose TLS it runs on. A vfork()
- * child, or a clone(CLONE_VM) child without a TLS of its own, runs on its
- * parent's: whatever it registers or stores there is found by the parent
- * afterwards. The thread library's descriptor holds its thread's tid, and
- * pthread_getcpuclockid() reads it without a system call, encoded as the
- * kernel's per-thread CPU clock id (~tid << 3 | 6, glibc and musl alike);
- * gettid is the calling task's. One system call: slow paths only.
- */
-bool fastcpu_task_owns_tls(void)
-{
-	clockid_t clock;
-	int32_t encoded;
-
-	if (pthread_getcpuclockid(pthread_self(), &clock) != 0)
-		return false;
-	encoded = (int32_t)clock;
-	return ~(encoded >> 3) == fastcpu_raw_syscall_errno(SYS_gettid, 0, 0, 0, 0);
 }
 
 /* getauxval() sets ENOENT for an entry the kernel did not pass (no vDSO

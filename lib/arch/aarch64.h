@@ -31,3 +31,22 @@ static inline uint64_t fastcpu_arch_counter_hz(void)
 	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(v));
 	return v;
 }
+
+/* An exported function that marks a byte and jumps to target, using no
+ * stack and only the intra-procedure-call registers x16 and x17: a vfork()
+ * wrapper must not return twice through a frame of its own (task-tls.c).
+ * "bti c" (a hint, a no-op before ARMv8.5) where objects are built for BTI. */
+#ifdef __ARM_FEATURE_BTI_DEFAULT
+# define FASTCPU_ARCH_LANDING_PAD "\thint #34\n"
+#else
+# define FASTCPU_ARCH_LANDING_PAD ""
+#endif
+#define FASTCPU_ARCH_MARK_AND_JUMP(name, flag, target)			\
+	".text\n.globl " name "\n"			\
+	".type " name ", %function\n.p2align 2\n" name ":\n"		\
+	FASTCPU_ARCH_LANDING_PAD					\
+	"\tadrp x16, " flag "\n"					\
+	"\tmov w17, #1\n"						\
+	"\tstrb w17, [x16, #:lo12:" flag "]\n"			\
+	"\tb " target "\n"						\
+	".size " name ", . - " name "\n"

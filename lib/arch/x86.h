@@ -32,6 +32,27 @@ static inline void *fastcpu_arch_thread_pointer(void)
 	return tp;
 }
 
+/*
+ * An exported function that marks a byte and jumps to target, using no
+ * stack and no callee-saved register: a vfork() wrapper must not return
+ * twice through a frame of its own (task-tls.c). x86-64 only: i386's PLT
+ * wants %ebx. endbr64 where the objects are built for IBT.
+ */
+#ifdef __x86_64__
+# if defined(__CET__) && (__CET__ & 1)
+#  define FASTCPU_ARCH_LANDING_PAD "\tendbr64\n"
+# else
+#  define FASTCPU_ARCH_LANDING_PAD ""
+# endif
+# define FASTCPU_ARCH_MARK_AND_JUMP(name, flag, target)			\
+	".text\n.globl " name "\n"			\
+	".type " name ", @function\n.p2align 4\n" name ":\n"		\
+	FASTCPU_ARCH_LANDING_PAD					\
+	"\tmovb $1, " flag "(%rip)\n"					\
+	"\tjmp " target "@PLT\n"					\
+	".size " name ", . - " name "\n"
+#endif
+
 /* RDPID: CPUID.(EAX=7,ECX=0):ECX bit 22. */
 static inline bool fastcpu_arch_has_rdpid(void)
 {
