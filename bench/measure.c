@@ -103,6 +103,13 @@ static void best_and_median(double *v, int n, double *best, double *median)
 	*median = v[n / 2];
 }
 
+/* After best_and_median() sorted v. */
+static void quartiles(const double *v, int n, double *q1, double *q3)
+{
+	*q1 = v[n / 4];
+	*q3 = v[(3 * n) / 4];
+}
+
 void bench_measure(struct bench_result *cases, int n,
 		   const struct bench_config *cfg)
 {
@@ -130,6 +137,9 @@ void bench_measure(struct bench_result *cases, int n,
 		struct bench_result *c = &cases[i];
 
 		best_and_median(ns + i * runs, runs, &c->best_ns, &c->median_ns);
+		quartiles(ns + i * runs, runs, &c->q1_ns, &c->q3_ns);
+		c->q1_ns /= (double)cfg->iters;
+		c->q3_ns /= (double)cfg->iters;
 		best_and_median(cy + i * runs, runs, &c->best_cycles,
 				&c->median_cycles);
 		c->best_ns /= (double)cfg->iters;
@@ -140,6 +150,8 @@ void bench_measure(struct bench_result *cases, int n,
 	for (int i = 1; i < n; i++) {
 		cases[i].best_ns -= cases[0].best_ns;
 		cases[i].median_ns -= cases[0].median_ns;
+		cases[i].q1_ns -= cases[0].median_ns;
+		cases[i].q3_ns -= cases[0].median_ns;
 		if (cycles) {
 			cases[i].best_cycles -= cases[0].best_cycles;
 			cases[i].median_cycles -= cases[0].median_cycles;
@@ -179,8 +191,11 @@ void bench_measure_once(struct bench_result *r, void (*prepare)(void),
 	}
 	best_and_median(empty, shots, &eb, &em);
 	best_and_median(full, shots, &r->best_ns, &r->median_ns);
+	quartiles(full, shots, &r->q1_ns, &r->q3_ns);
 	r->best_ns = (r->best_ns - eb) * scale;
 	r->median_ns = (r->median_ns - em) * scale;
+	r->q1_ns = (r->q1_ns - em) * scale;
+	r->q3_ns = (r->q3_ns - em) * scale;
 	r->best_cycles = r->median_cycles = -1;
 	free(full);
 	free(empty);

@@ -22,11 +22,13 @@
 typedef unsigned long (*bench_loop_fn)(unsigned long iters);
 
 /* One measured case: ns (and cycles, where the machine exposes them) per
- * operation, best and median, with the empty loop's cost subtracted. */
+ * operation, best and median, with the empty loop's cost subtracted; the
+ * runs' first and third quartiles show the spread. */
 struct bench_result {
 	const char *name;
 	bench_loop_fn loop;
 	double best_ns, median_ns;
+	double q1_ns, q3_ns;
 	double best_cycles, median_cycles;	/* < 0: not exposed */
 };
 

@@ -17,6 +17,8 @@
 struct report_machine {
 	char cpu_model[128], kernel[160], libc[64], backend[32];
 	int glibc_rseq_size;	/* -1: glibc has no rseq support */
+	int rseq_feature_size;	/* the kernel's AT_RSEQ_FEATURE_SIZE; 0 before 6.3 */
+	bool rdpid, vdso_getcpu;	/* what the machine offers */
 	int cpus, pinned_cpu, runs;
 	unsigned long iters;
 	bool cycles;

@@ -50,4 +50,6 @@ fastcpu run -- "$work/consumer"
 [ "$(fastcpu run -- printenv LD_PRELOAD)" = libfastcpu.so.0 ]
 fastcpu bench --quick --runs 11 | tail -n 4
 man -w fastcpu.3 fastcpu.1 fastcpu-bench.1 >/dev/null
+# The guide the manual pages point to.
+ls /usr/share/doc/libfastcpu0/README.md* >/dev/null
 echo "debian-package.sh: packages build, pass lintian, install and work"

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/client.h: what the real-client workloads share: a thread per
+ * allowed CPU, started together, timed from the start to the last one done. */
+
+#ifndef FASTCPU_BENCH_CLIENT_H
+#define FASTCPU_BENCH_CLIENT_H
+
+/* Runs work(i) in one thread per allowed CPU (i from 0), all released at
+ * once; returns the wall time in ns from the release to the last return,
+ * and the thread count in *threads. Aborts if a thread cannot start. */
+double client_run_threads(void (*work)(int index), int *threads);
+
+#endif /* FASTCPU_BENCH_CLIENT_H */
