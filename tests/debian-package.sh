@@ -27,23 +27,8 @@ trap 'apt-get purge -y -qq libfastcpu0 libfastcpu-dev fastcpu-tools >/dev/null 2
 apt-get install -y -qq $debs >/dev/null
 fastcpu --version
 fastcpu info
-cat >"$work/consumer.c" <<'C'
-#include <fastcpu.h>
-#include <stdio.h>
-
-int main(void)
-{
-	unsigned int cpu, node;
-	int now = fastcpu_current_cpu();
-
-	if (now < 0 || fastcpu_getcpu(&cpu, &node) != 0)
-		return 1;
-	printf("consumer: CPU %d via %s\n", now, fastcpu_backend());
-	return 0;
-}
-C
 # shellcheck disable=SC2046 # pkg-config's words are meant to split
-cc "$work/consumer.c" -o "$work/consumer" $(pkg-config --cflags --libs fastcpu)
+cc "$top/tests/package_consumer.c" -o "$work/consumer" $(pkg-config --cflags --libs fastcpu)
 "$work/consumer"
 fastcpu run -- "$work/consumer"
 # Installed, it preloads by name: each child's own word size finds its copy.

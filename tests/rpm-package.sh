@@ -24,21 +24,6 @@ ls "$root"/usr/share/doc/fastcpu*/README.md "$root"/usr/share/man/man3/fastcpu.3
 	"$root"/usr/share/man/man1/fastcpu.1* >/dev/null
 
 LD_LIBRARY_PATH=$libdir "$root/usr/bin/fastcpu" info
-cat >"$root/consumer.c" <<'C'
-#include <fastcpu.h>
-#include <stdio.h>
-
-int main(void)
-{
-	unsigned int cpu, node;
-	int now = fastcpu_current_cpu();
-
-	if (now < 0 || fastcpu_getcpu(&cpu, &node) != 0)
-		return 1;
-	printf("consumer: CPU %d via %s\n", now, fastcpu_backend());
-	return 0;
-}
-C
 flags=$(PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$libdir/pkgconfig \
 	pkg-config --cflags --libs fastcpu)
 case $flags in
@@ -46,7 +31,7 @@ case $flags in
 *) echo "rpm-package.sh: pkg-config gave '$flags', not the unpacked root's" >&2; exit 1 ;;
 esac
 # shellcheck disable=SC2086 # pkg-config's words are meant to split
-cc "$root/consumer.c" -o "$root/consumer" $flags
+cc "$(dirname "$0")/package_consumer.c" -o "$root/consumer" $flags
 LD_LIBRARY_PATH=$libdir "$root/consumer"
 LD_LIBRARY_PATH=$libdir ldd "$root/consumer" | grep -F "$lib" >/dev/null ||
 	{ echo "rpm-package.sh: the consumer did not load the unpacked library" >&2; exit 1; }
