@@ -13,6 +13,7 @@
 #endif
 
 #include "cases.h"
+#include "loops.h"
 #include "measure.h"
 #include "fastcpu.h"
 
@@ -67,7 +68,7 @@ bool cases_have_vdso_getcpu(void)
 
 bool cases_have_rseq_area(void)
 {
-	return *fastcpu_cpu_id_ref >= 0;
+	return loops_rseq_cpu_id() != NULL;
 }
 
 unsigned long loop_empty(unsigned long n)
@@ -83,7 +84,7 @@ unsigned long loop_empty(unsigned long n)
 /* The floor: the thread's cpu_id through a pointer found once. */
 unsigned long loop_rseq_load(unsigned long n)
 {
-	const volatile int *cpu_id = fastcpu_cpu_id_ref;
+	const volatile int *cpu_id = loops_rseq_cpu_id();
 	unsigned long sum = 0;
 
 	for (unsigned long i = 0; i < n; i += 4) {

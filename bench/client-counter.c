@@ -10,7 +10,7 @@
 
 #include "client.h"
 
-#define INCREMENTS 4000000
+static long increments = 4000000;
 #define MAX_SHARDS 4096
 
 static struct {
@@ -20,7 +20,7 @@ static struct {
 static void increment(int index)
 {
 	(void)index;
-	for (int i = 0; i < INCREMENTS; i++) {
+	for (long i = 0; i < increments; i++) {
 		int cpu = sched_getcpu();
 
 		__atomic_add_fetch(&shard[(unsigned int)cpu % MAX_SHARDS].count, 1,
@@ -28,18 +28,21 @@ static void increment(int index)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	unsigned long total = 0;
 	int threads;
-	double ns = client_run_threads(increment, &threads);
+	double ns;
+
+	increments = client_operations(argc, argv, increments);
+	ns = client_run_threads(increment, &threads);
 
 	for (int i = 0; i < MAX_SHARDS; i++)
 		total += shard[i].count;
-	if (total != (unsigned long)threads * INCREMENTS) {
+	if (total != (unsigned long)threads * (unsigned long)increments) {
 		fprintf(stderr, "client-counter: %lu increments counted\n", total);
 		return 1;
 	}
-	printf("%.3f\n", ns / INCREMENTS);
+	printf("%.3f\n", ns / (double)increments);
 	return 0;
 }

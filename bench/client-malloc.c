@@ -11,31 +11,33 @@
 
 #include "client.h"
 
-#define PAIRS 5000000
+static long pairs = 5000000;
 
 static void allocate(int index)
 {
 	void *keep[64] = { 0 };
 
 	(void)index;
-	for (int i = 0; i < PAIRS; i++) {
+	for (long i = 0; i < pairs; i++) {
 		void **slot = &keep[i % 64];
 
 		free(*slot);
 		*slot = malloc((size_t)(16 + i % 1024));
 		if (*slot == NULL)
 			abort();
-		memset(*slot, i, 16);
+		memset(*slot, (int)i, 16);
 	}
 	for (int i = 0; i < 64; i++)
 		free(keep[i]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int threads;
-	double ns = client_run_threads(allocate, &threads);
+	double ns;
 
-	printf("%.3f\n", ns / PAIRS);
+	pairs = client_operations(argc, argv, pairs);
+	ns = client_run_threads(allocate, &threads);
+	printf("%.3f\n", ns / (double)pairs);
 	return 0;
 }

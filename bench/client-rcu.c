@@ -11,7 +11,7 @@
 
 #include "client.h"
 
-#define CALLS 2000000
+static long calls = 2000000;
 
 struct item {
 	struct rcu_head head;
@@ -28,22 +28,23 @@ static void reclaim(struct rcu_head *head)
 
 static void queue_callbacks(int index)
 {
-	struct item *mine = malloc(CALLS * sizeof(*mine));
+	struct item *mine = malloc((size_t)calls * sizeof(*mine));
 
 	if (mine == NULL)
 		abort();
 	items_of[index] = mine;
 	rcu_register_thread();
-	for (int i = 0; i < CALLS; i++)
+	for (long i = 0; i < calls; i++)
 		call_rcu(&mine[i].head, reclaim);
 	rcu_unregister_thread();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int threads;
 	double ns;
 
+	calls = client_operations(argc, argv, calls);
 	if (create_all_cpu_call_rcu_data(0) != 0) {
 		perror("create_all_cpu_call_rcu_data");
 		return 1;
@@ -54,10 +55,10 @@ int main(void)
 	rcu_unregister_thread();
 	for (int i = 0; i < threads; i++)
 		free(items_of[i]);
-	if (done != (unsigned long)threads * CALLS) {
+	if (done != (unsigned long)threads * (unsigned long)calls) {
 		fprintf(stderr, "client-rcu: %lu callbacks ran\n", done);
 		return 1;
 	}
-	printf("%.3f\n", ns / CALLS);
+	printf("%.3f\n", ns / (double)calls);
 	return 0;
 }

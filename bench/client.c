@@ -49,3 +49,10 @@ double client_run_threads(void (*work)(int index), int *threads)
 	*threads = n;
 	return now_ns() - t0;
 }
+
+long client_operations(int argc, char **argv, long default_count)
+{
+	long n = argc > 1 ? atol(argv[1]) : default_count;
+
+	return n > 0 ? n : default_count;
+}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* bench/client.h: what the real-client workloads share: a thread per
- * allowed CPU, started together, timed from the start to the last one done. */
+ * allowed CPU, started together, timed from the start to the last one done.
+ * tests/clients.sh runs them too, to see the clients' own calls bound to
+ * the library. */
 
 #ifndef FASTCPU_BENCH_CLIENT_H
 #define FASTCPU_BENCH_CLIENT_H
@@ -10,5 +12,9 @@
  * once; returns the wall time in ns from the release to the last return,
  * and the thread count in *threads. Aborts if a thread cannot start. */
 double client_run_threads(void (*work)(int index), int *threads);
+
+/* Operations per thread: the program's first argument (tests ask for few),
+ * else its default. */
+long client_operations(int argc, char **argv, long default_count);
 
 #endif /* FASTCPU_BENCH_CLIENT_H */

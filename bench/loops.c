@@ -77,13 +77,20 @@ static unsigned long loop_pair(unsigned long n)
 LOOP(loop_raw_cid, sum += (unsigned long)*area_word(MM_CID))
 LOOP(loop_cid, sum += (unsigned long)fastcpu_current_cid())
 
+const volatile int *loops_rseq_cpu_id(void)
+{
+	const volatile int *cpu_id;
+
+	(void)fastcpu_sched_getcpu();	/* attach this thread first */
+	cpu_id = fastcpu_tls_word_(fastcpu_cpu_id_offset);
+	return *cpu_id >= 0 ? cpu_id : NULL;
+}
+
 bool loops_init(void)
 {
-	const volatile int *cpu_id = fastcpu_cpu_id_ref;
+	const volatile int *cpu_id = loops_rseq_cpu_id();
 
-	(void)fastcpu_sched_getcpu();
-	cpu_id = fastcpu_cpu_id_ref;
-	if (*cpu_id < 0)
+	if (cpu_id == NULL)
 		return false;
 	floor_word = cpu_id;
 	bench_rseq_offset = (ptrdiff_t)((uintptr_t)cpu_id - CPU_ID - (uintptr_t)&thread_base);

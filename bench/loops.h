@@ -9,6 +9,10 @@
 
 #include "measure.h"
 
+/* The calling thread's rseq cpu_id where <fastcpu.h> reads it, after its
+ * first call; NULL if it has none there. */
+const volatile int *loops_rseq_cpu_id(void);
+
 /* Finds the calling thread's rseq area (after its first call); false if
  * it has none, and the reference rows are left out. */
 bool loops_init(void);

@@ -59,11 +59,6 @@ extern FASTCPU_VISIBLE FASTCPU_PUBLISHED ptrdiff_t fastcpu_cpu_id_offset;
 extern FASTCPU_VISIBLE FASTCPU_PUBLISHED ptrdiff_t fastcpu_node_id_offset;
 extern FASTCPU_VISIBLE FASTCPU_PUBLISHED ptrdiff_t fastcpu_cid_offset;
 
-/* FASTCPU_1.0's inline read went through this per-thread pointer; kept,
- * and kept right, for programs built against that header. */
-extern FASTCPU_VISIBLE __thread const volatile int *fastcpu_cpu_id_ref
-	__attribute__((tls_model("initial-exec")));
-
 static inline const volatile int *fastcpu_tls_word_(ptrdiff_t offset)
 {
 	return (const volatile int *)(const volatile void *)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "internal.h"
+#include "once.h"
 
 /*
  * glibc's contract: after a thread's affinity is set to one CPU, its next
@@ -41,27 +42,21 @@ typedef int pthread_set_fn(pthread_t, size_t, const cpu_set_t *);
 typedef int pthread_set_sizeless_fn(pthread_t, const cpu_set_t *);
 
 /* The next definition of name@version after this library (any version
- * when NULL), looked up once; NULL if there is none. */
-static void *next_definition(void **cache, const char *name, const char *version)
+ * when NULL); NULL if there is none. */
+static void *next_definition(const char *name, const char *version)
 {
-	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-
-	if (fn == NULL) {
 #ifdef __GLIBC__
-		fn = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
+	return version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
 #else
-		(void)version;		/* musl: no versions, no dlvsym */
-		fn = dlsym(RTLD_NEXT, name);
+	(void)version;		/* musl: no versions, no dlvsym */
+	return dlsym(RTLD_NEXT, name);
 #endif
-		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
-	}
-	return fn;
 }
 
 #define NEXT(type, name, version)					\
 	({								\
 		static void *next_;					\
-		(type *)next_definition(&next_, name, version);		\
+		(type *)fastcpu_once(&next_, next_definition(name, version)); \
 	})
 
 /* The call, inside the cache's bracket: errno and result are the callee's. */

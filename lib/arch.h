@@ -6,16 +6,24 @@
 #define FASTCPU_ARCH_H
 
 /*
- * Each arch/ file defines:
+ * Each arch/ file defines what its architecture has:
  *   FASTCPU_RSEQ_SIG        the rseq signature glibc and the kernel selftests
  *                           use on that architecture;
  *   FASTCPU_VDSO_GETCPU     the vDSO symbol name and FASTCPU_VDSO_VERSION its
  *                           version, where the kernel has a vDSO getcpu;
  *   FASTCPU_VDSO_CLOCK_GETTIME and FASTCPU_VDSO_CLOCK_VERSION likewise for
  *                           clock_gettime, which the cache reads;
- *   FASTCPU_HAVE_RDPID      and fastcpu_arch_rdpid()/fastcpu_arch_has_rdpid(),
- *                           where an instruction reads the CPU and node.
+ *   FASTCPU_HAVE_RDPID 1    and fastcpu_arch_rdpid()/fastcpu_arch_has_rdpid(),
+ *                           where an instruction reads the CPU and node;
+ *   FASTCPU_HAVE_COUNTER 1  and fastcpu_arch_counter(), a counter user mode
+ *                           reads with one instruction, and
+ *   FASTCPU_HAVE_COUNTER_HZ 1 and fastcpu_arch_counter_hz(), its frequency,
+ *                           where an instruction or libc says it (else the
+ *                           device tree's timebase-frequency, tick.c);
+ *   FASTCPU_ARCH_MARK_AND_JUMP, the vfork/clone stub of task-tls.c;
  *   fastcpu_arch_thread_pointer(), where the compiler's builtin lacks it.
+ * What a file leaves out gets a definition below that says "not here", so
+ * that code using it compiles, and is type-checked, on every architecture.
  * generic.h covers any other Linux architecture: rseq and the syscall only;
  * configure --enable-generic-arch selects it anywhere, to test exactly that.
  */
@@ -39,8 +47,40 @@
 #endif
 #undef FASTCPU_ARCH_DISPATCH
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #ifndef FASTCPU_RSEQ_SIG
 # define FASTCPU_RSEQ_SIG 0x53053053
+#endif
+
+#ifndef FASTCPU_HAVE_RDPID
+# define FASTCPU_HAVE_RDPID 0
+static inline bool fastcpu_arch_has_rdpid(void)
+{
+	return false;
+}
+
+static inline unsigned long fastcpu_arch_rdpid(void)
+{
+	return 0;
+}
+#endif
+
+#ifndef FASTCPU_HAVE_COUNTER
+# define FASTCPU_HAVE_COUNTER 0
+static inline uint64_t fastcpu_arch_counter(void)
+{
+	return 0;
+}
+#endif
+
+#ifndef FASTCPU_HAVE_COUNTER_HZ
+# define FASTCPU_HAVE_COUNTER_HZ 0
+static inline uint64_t fastcpu_arch_counter_hz(void)
+{
+	return 0;
+}
 #endif
 
 /* The thread pointer glibc's __rseq_offset is relative to. */

@@ -3,7 +3,6 @@
 /* lib/backend-rdpid.c: x86 RDPID, the instruction behind the vDSO getcpu. */
 
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "arch.h"
 #include "internal.h"
@@ -12,16 +11,16 @@
 #define TSC_AUX_CPU_BITS 12
 #define TSC_AUX_CPU_MASK ((1u << TSC_AUX_CPU_BITS) - 1)
 
-#ifdef FASTCPU_HAVE_RDPID
-
 /*
  * Trusted only if the CPU has the instruction and TSC_AUX agrees with the
  * kernel's own answer (a hypervisor may leave TSC_AUX unset). A migration
  * between the two reads can make one comparison differ, so a few tries.
+ * Never on an architecture without it (arch.h), where the rest is never
+ * bound but still compiled.
  */
 bool fastcpu_rdpid_usable(void)
 {
-	if (!fastcpu_arch_has_rdpid())
+	if (!FASTCPU_HAVE_RDPID || !fastcpu_arch_has_rdpid())
 		return false;
 	for (int i = 0; i < 8; i++) {
 		unsigned int cpu, node;
@@ -56,19 +55,3 @@ const struct fastcpu_backend fastcpu_backend_rdpid = {
 	.cpu = rdpid_cpu,
 	.cpu_node = rdpid_cpu_node,
 };
-
-#else /* !FASTCPU_HAVE_RDPID */
-
-bool fastcpu_rdpid_usable(void)
-{
-	return false;
-}
-
-/* Never bound; present so the backend table is the same everywhere. */
-const struct fastcpu_backend fastcpu_backend_rdpid = {
-	.name = "rdpid",
-	.cpu = NULL,
-	.cpu_node = NULL,
-};
-
-#endif

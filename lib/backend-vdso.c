@@ -6,6 +6,7 @@
 
 #include "arch.h"
 #include "internal.h"
+#include "once.h"
 #include "vdso.h"
 
 typedef long (*vdso_getcpu_fn)(unsigned int *cpu, unsigned int *node,
@@ -14,20 +15,23 @@ typedef long (*vdso_getcpu_fn)(unsigned int *cpu, unsigned int *node,
 /* Set before the backend is bound, read-only afterwards. */
 static vdso_getcpu_fn vdso_getcpu;
 
-bool fastcpu_vdso_usable(void)
+/* The vDSO's getcpu, if it has one that answers; NULL otherwise. */
+static vdso_getcpu_fn working_vdso_getcpu(void)
 {
 #ifdef FASTCPU_VDSO_GETCPU
 	vdso_getcpu_fn fn = (vdso_getcpu_fn)fastcpu_vdso_lookup(
 		FASTCPU_VDSO_GETCPU, FASTCPU_VDSO_VERSION);
 	unsigned int cpu, node;
 
-	if (fn == NULL || fn(&cpu, &node, NULL) != 0)
-		return false;
-	__atomic_store_n(&vdso_getcpu, fn, __ATOMIC_RELAXED);
-	return true;
-#else
-	return false;	/* e.g. arm64: the kernel has no vDSO getcpu */
+	if (fn != NULL && fn(&cpu, &node, NULL) == 0)
+		return fn;
 #endif
+	return NULL;	/* e.g. arm64: the kernel has no vDSO getcpu */
+}
+
+bool fastcpu_vdso_usable(void)
+{
+	return fastcpu_once(&vdso_getcpu, working_vdso_getcpu()) != NULL;
 }
 
 /* The vDSO never fails where it exists; should one ever do, the system call

@@ -5,9 +5,10 @@
 #include "internal.h"
 
 /*
- * Seed 000's getcpu cache: per thread, the answer and the tick it was read
- * in (tick.c: a hardware counter's millisecond, or the kernel's 1-10 ms
- * coarse clock), so an answer is reused for at most one tick.
+ * Per thread, the answer and the tick it was read in (tick.c: a hardware
+ * counter's millisecond, or the kernel's 1-10 ms coarse clock), so that an
+ * answer is reused for at most one tick: a thread is rarely moved sooner,
+ * and the system call it saves costs more than the check.
  *
  * glibc's contract is stricter: once a thread's affinity is set to one CPU,
  * by itself or by another thread, the thread's next answer is that CPU. So
@@ -51,7 +52,7 @@ void fastcpu_affinity_change_end(void)
 }
 
 /* A vfork() child runs on its parent's TLS: it asks, but stores nothing
- * there for the parent to find (util.c). */
+ * there for the parent to find (task-tls.c). */
 static void store(uint32_t key, uint32_t epoch, uint32_t packed)
 {
 	if ((epoch & IN_FLIGHT_MASK) != 0 || !fastcpu_task_owns_tls())

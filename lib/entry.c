@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/entry.c: the exported entry points. */
+/* lib/entry.c: the exported entry points sched_getcpu, getcpu, backend. */
 
 #include <errno.h>
 #include <sched.h>
@@ -11,42 +11,23 @@
 
 /*
  * Every entry point starts with the same test glibc's own rseq path makes:
- * the thread's cpu_id is non-negative once its rseq area is known. Anything
- * else (first call of the thread, no rseq) goes out of line, where the
- * process-wide choice made once in bind.c is called through one pointer.
+ * the thread's cpu_id (cpu-id.c) is non-negative once its rseq area is
+ * known. Anything else (first call of the thread, no rseq) goes out of line,
+ * where the process-wide choice made once in bind.c is called through one
+ * pointer.
  */
-
-/* First call of this thread: find or register its rseq area. */
-static void attach_thread(void)
-{
-	struct fastcpu_binding b = fastcpu_bind();
-
-	fastcpu_rseq_attach(&b);
-}
-
-void fastcpu_attach_calling_thread(void)
-{
-	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
-		attach_thread();
-}
-
-/* Only for threads already attached: attaching bound the process first. */
-static const struct fastcpu_backend *fallback(void)
-{
-	return __atomic_load_n(&fastcpu_bound_fallback, __ATOMIC_ACQUIRE);
-}
 
 static __attribute__((noinline, cold)) int sched_getcpu_slow(int seen)
 {
 	if (seen == FASTCPU_CPU_UNATTACHED) {
 		int cpu;
 
-		attach_thread();
+		fastcpu_attach_calling_thread();
 		cpu = *fastcpu_cpu_id_ref;
 		if (cpu >= 0)
 			return cpu;
 	}
-	return fallback()->cpu();
+	return fastcpu_fallback()->cpu();
 }
 
 FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
@@ -62,6 +43,17 @@ FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
 FASTCPU_GLIBC_NAME int sched_getcpu(void)
 	__attribute__((alias("fastcpu_sched_getcpu")));
 
+/* getcpu()'s answer: each pointer that is not NULL gets its part. */
+static inline int answer(unsigned int *cpu, unsigned int *node,
+			 unsigned int c, unsigned int n)
+{
+	if (cpu != NULL)
+		*cpu = c;
+	if (node != NULL)
+		*node = n;
+	return 0;
+}
+
 /* getcpu() with the node from the sysfs table (Linux < 6.3: no node_id);
  * a CPU the table does not know (plugged in since, no /sys) gets the
  * kernel's own pair. */
@@ -75,26 +67,22 @@ getcpu_table(int seen, unsigned int *cpu, unsigned int *node)
 		n = (unsigned int)known;
 	else if (fastcpu_backend_syscall.cpu_node(&c, &n) != 0)
 		return -1;
-	*node = n;
-	if (cpu != NULL)
-		*cpu = c;
-	return 0;
+	return answer(cpu, node, c, n);
 }
 
 /*
- * getcpu() from the rseq area ref points at, seen being the cpu_id read.
- * The kernel rewrites all fields together on the way back to user space, so
- * reading cpu_id again after node_id and finding it unchanged means no
- * migration came in between (short of two within these three loads, from
- * CPU a to b and back to a). Without node_id the table gives the node,
- * consistent by construction. Every call here is a tail call: the fast
- * path needs no stack frame.
+ * getcpu() from the rseq area whose cpu_id is at ref, seen being the value
+ * read. The kernel rewrites all fields together on the way back to user
+ * space, so reading cpu_id again after node_id and finding it unchanged
+ * means no migration came in between (short of two within these three
+ * loads, from CPU a to b and back to a). Without node_id the table gives
+ * the node, consistent by construction. Every call here is a tail call: the
+ * fast path needs no stack frame.
  */
 static inline int getcpu_rseq(const volatile int *ref, int seen,
 			      unsigned int *cpu, unsigned int *node)
 {
-	const volatile struct fastcpu_rseq_abi *area = (const void *)
-		((const char *)ref - offsetof(struct fastcpu_rseq_abi, cpu_id));
+	const volatile struct fastcpu_rseq_abi *area = fastcpu_area_of(ref);
 
 	if (node != NULL) {
 		unsigned int n;
@@ -114,39 +102,32 @@ static inline int getcpu_rseq(const volatile int *ref, int seen,
 		}
 		*node = n;
 	}
-	if (cpu != NULL)
-		*cpu = (unsigned int)seen;
-	return 0;
+	return answer(cpu, NULL, (unsigned int)seen, 0);
 }
 
 static __attribute__((noinline, cold)) int
 getcpu_slow(int seen, unsigned int *cpu, unsigned int *node)
 {
 	const struct fastcpu_backend *b;
-	unsigned int c, n;
+	unsigned int c, n = 0;
+	int r;
 
 	if (seen == FASTCPU_CPU_UNATTACHED) {
-		attach_thread();
+		fastcpu_attach_calling_thread();
 		seen = *fastcpu_cpu_id_ref;
 		if (seen >= 0)
 			return getcpu_rseq(fastcpu_cpu_id_ref, seen, cpu, node);
 	}
-	b = fallback();
-	if (node == NULL) {
-		int r = b->cpu();
-
-		if (r < 0)
+	b = fastcpu_fallback();
+	if (node != NULL) {
+		if (b->cpu_node(&c, &n) != 0)
 			return -1;
-		if (cpu != NULL)
-			*cpu = (unsigned int)r;
-		return 0;
+		return answer(cpu, node, c, n);
 	}
-	if (b->cpu_node(&c, &n) != 0)
+	r = b->cpu();
+	if (r < 0)
 		return -1;
-	if (cpu != NULL)
-		*cpu = c;
-	*node = n;
-	return 0;
+	return answer(cpu, NULL, (unsigned int)r, 0);
 }
 
 FASTCPU_EXPORT int fastcpu_getcpu(unsigned int *cpu, unsigned int *node)
@@ -165,18 +146,16 @@ FASTCPU_GLIBC_NAME int getcpu(unsigned int *cpu, unsigned int *node)
 
 FASTCPU_EXPORT const char *fastcpu_backend(void)
 {
+	static const char *const area_names[] = {
+		[FASTCPU_AREA_GLIBC] = "rseq (glibc)",
+		[FASTCPU_AREA_PROGRAM] = "rseq (program)",
+		[FASTCPU_AREA_OWN] = "rseq (own)",
+	};
+	enum fastcpu_area_kind k;
+
 	fastcpu_attach_calling_thread();
-	if (*fastcpu_cpu_id_ref >= 0) {
-		switch (fastcpu_rseq_owner()) {
-		case FASTCPU_RSEQ_GLIBC:
-			return "rseq (glibc)";
-		case FASTCPU_RSEQ_PROGRAM:
-			return "rseq (program)";
-		case FASTCPU_RSEQ_OWN:
-			return "rseq (own)";
-		default:
-			break;
-		}
-	}
-	return fallback()->name;
+	k = fastcpu_area_kind();
+	if (*fastcpu_cpu_id_ref >= 0 && k != FASTCPU_AREA_NONE)
+		return area_names[k];
+	return fastcpu_fallback()->name;
 }

@@ -13,51 +13,17 @@
 #define FASTCPU_LIBRARY_PUBLISHES_OFFSETS
 #include "fastcpu.h"
 
+#include "arch.h"
+#include "private.h"
+
 #define FASTCPU_EXPORT	__attribute__((visibility("default")))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
-/*
- * A way to ask for the CPU without rseq. cpu() serves sched_getcpu() and
- * returns the CPU or -1 with errno set as the kernel set it; cpu_node()
- * serves getcpu() and stores a consistent pair (both pointers non-NULL),
- * returning 0 or -1 with errno set. Both are async-signal-safe and leave
- * errno alone on success.
- */
-struct fastcpu_backend {
-	const char *name;
-	int (*cpu)(void);
-	int (*cpu_node)(unsigned int *cpu, unsigned int *node);
-};
-
-extern const struct fastcpu_backend fastcpu_backend_rdpid;
-extern const struct fastcpu_backend fastcpu_backend_vdso;
-extern const struct fastcpu_backend fastcpu_backend_syscall;
-
-/* Whether a backend works on this machine; probed once by bind.c. */
-bool fastcpu_rdpid_usable(void);
-bool fastcpu_vdso_usable(void);
-
-/* The process-wide choice, made once on first use (bind.c) from the
- * settings read at load. */
-struct fastcpu_binding {
-	bool use_rseq;			/* try rseq in each thread first */
-	bool rseq_forced;		/* FASTCPU_BACKEND=rseq */
-};
-struct fastcpu_binding fastcpu_bind(void);
-/* The fallback fastcpu_bind() chose (with the cache if chosen), published
- * before any thread can have attached; read by attached threads' slow paths. */
-extern const struct fastcpu_backend *fastcpu_bound_fallback;
-/* The same without the cache: where an answer must be the CPU of this
- * moment (concurrency ids). */
-const struct fastcpu_backend *fastcpu_uncached_fallback(void);
-/* First call of the calling thread (fastcpu_cpu_id_ref still at its
- * initial marker): bind the process, find or register the thread's area. */
-void fastcpu_attach_calling_thread(void);
-/* One line on stderr, at most once per process per distinct key. */
-void fastcpu_warn_once(unsigned int key, const char *line);
-enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
-       FASTCPU_WARN_RSEQ, FASTCPU_WARN_STATIC_CACHE };
+/* Initial-exec TLS: a static TLS slot read at a fixed offset from the thread
+ * pointer, never allocated lazily (so async-signal-safe), and initialised by
+ * the TLS image before the thread runs any code. */
+#define FASTCPU_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /*
  * Whether this object can see every affinity change made in the process:
@@ -73,6 +39,110 @@ enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
 # define FASTCPU_GLIBC_NAME	__attribute__((visibility("hidden")))
 #endif
 
+/* Linux's largest NR_CPUS: no CPU number reaches it. */
+#define FASTCPU_MAX_CPUS 8192
+
+/* The floors of lib/, top down (README.md): each file calls only below. */
+
+/* ---- set-up (attach.c) -------------------------------------------------- */
+
+/* Once per thread, on its first call (its fastcpu_cpu_id_ref still at the
+ * unattached marker): bind the process, find or register the thread's area. */
+void fastcpu_attach_calling_thread(void);
+/* Which area the calling thread reads (private.h names them). */
+enum fastcpu_area_kind fastcpu_area_kind(void);
+/* glibc (2.35+) registered its area in every thread: it owns them all. */
+bool fastcpu_glibc_registered_rseq(void);
+
+/* ---- the areas a thread may read ---------------------------------------- */
+
+struct fastcpu_program_owner;
+
+/* The library's own (own-area.c): its cpu_id once registered for the
+ * calling thread, or NULL (one line on stderr if forced); publish at load;
+ * unregister (musl's thread exit). */
+const volatile int *fastcpu_own_area_register(bool forced);
+void fastcpu_own_area_publish(void);
+void fastcpu_own_area_unregister(const volatile int *cpu_id);
+
+/* The program owner's (program-area.c; the owner: program-owner.c): its cpu_id in the calling thread,
+ * registered there first under the reference-count convention; NULL while
+ * librseq has not published where its areas are. */
+const volatile int *fastcpu_program_area_cpu_id(const struct fastcpu_program_owner *o);
+void fastcpu_program_area_publish(const struct fastcpu_program_owner *o);
+/* Whether the calling thread holds a reference to the shared area, and
+ * giving it back (musl's thread exit). */
+bool fastcpu_program_area_shared(void);
+void fastcpu_program_area_release(const struct fastcpu_program_owner *o);
+
+/* ---- the choice of fallback (bind.c, settings.c) ------------------------ */
+
+/* A way to ask for the CPU without rseq. cpu() serves sched_getcpu() and
+ * returns the CPU or -1 with errno set as the kernel set it; cpu_node()
+ * serves getcpu() and stores a consistent pair (both pointers non-NULL),
+ * returning 0 or -1 with errno set. Both are async-signal-safe and leave
+ * errno alone on success. */
+struct fastcpu_backend {
+	const char *name;
+	int (*cpu)(void);
+	int (*cpu_node)(unsigned int *cpu, unsigned int *node);
+};
+
+/* What the process uses, chosen once on first use from the settings. */
+struct fastcpu_binding {
+	bool use_rseq;			/* try rseq in each thread first */
+	bool rseq_forced;		/* FASTCPU_BACKEND=rseq */
+};
+struct fastcpu_binding fastcpu_bind(void);
+/* What serves a thread without rseq (the cache in front if chosen)... */
+const struct fastcpu_backend *fastcpu_fallback(void);
+/* ...and the same without the cache: where an answer must be the CPU of
+ * this moment (concurrency ids). */
+const struct fastcpu_backend *fastcpu_uncached_fallback(void);
+
+/* The FASTCPU_* variables (settings.c), read once. */
+enum fastcpu_choice { FASTCPU_CHOOSE_AUTO, FASTCPU_CHOOSE_RSEQ,
+		      FASTCPU_CHOOSE_RDPID, FASTCPU_CHOOSE_VDSO,
+		      FASTCPU_CHOOSE_SYSCALL };
+enum fastcpu_cache_choice { FASTCPU_CACHE_AUTO, FASTCPU_CACHE_ON,
+			    FASTCPU_CACHE_OFF };
+struct fastcpu_settings {
+	enum fastcpu_choice backend;
+	enum fastcpu_cache_choice cache;
+};
+struct fastcpu_settings fastcpu_settings(void);
+
+/* ---- where a thread's cpu_id is (cpu-id.c) ------------------------------ */
+
+/* Values fastcpu_cpu_id_ref points at before and instead of an area. */
+#define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
+#define FASTCPU_CPU_NO_RSEQ	(-2)	/* thread uses the fallback */
+
+/* The calling thread's cpu_id: an area's, or a marker (cpu-id.c says how it
+ * relates to the offsets <fastcpu.h> reads). */
+extern __thread const volatile int *fastcpu_cpu_id_ref
+	__attribute__((visibility("default"), tls_model("initial-exec")));
+/* The calling thread reads this area's cpu_id from now on (NULL: the
+ * fallback serves it). */
+void fastcpu_thread_reads(const volatile int *cpu_id);
+/* Publishes the cpu_id word at this address (every thread's area at the
+ * same offset from its anchor), with the node and cid words it implies;
+ * false if another one was published before. */
+bool fastcpu_publish_cpu_id(const volatile int *cpu_id);
+/* The concurrency ids' source for the process, decided on first use by the
+ * calling thread, which has attached. */
+enum fastcpu_cid_source { FASTCPU_CID_CPU = 1, FASTCPU_CID_MM_CID };
+enum fastcpu_cid_source fastcpu_cid_source(void);
+
+/* ---- mechanisms --------------------------------------------------------- */
+
+/* The backends (backend-*.c), and whether each works on this machine. */
+extern const struct fastcpu_backend fastcpu_backend_rdpid;
+extern const struct fastcpu_backend fastcpu_backend_vdso;
+extern const struct fastcpu_backend fastcpu_backend_syscall;
+bool fastcpu_rdpid_usable(void);
+bool fastcpu_vdso_usable(void);
+
 /* The jiffy-style per-thread cache in front of a backend (cache.c). */
 const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b);
 /* Around every affinity change in the process (affinity.c): no cached answer
@@ -83,42 +153,41 @@ void fastcpu_affinity_change_end(void);
 /* The cache's clock (tick.c): chosen by fastcpu_tick_usable() when binding;
  * fastcpu_tick() is never 0 and changes at least every 10 ms. */
 bool fastcpu_tick_usable(void);
-/* Which clock, and what reading it cost when it was chosen (into buf);
- * built only into the tool (FASTCPU_TICK_SOURCE). */
-const char *fastcpu_tick_source(char *buf, size_t size);
 extern uint32_t (*fastcpu_tick_fn)(void);
 static inline uint32_t fastcpu_tick(void)
 {
 	return __atomic_load_n(&fastcpu_tick_fn, __ATOMIC_RELAXED)();
 }
+/* Which clock, and what reading it cost when chosen, into buf. */
+void fastcpu_tick_describe(char *buf, size_t size);
 
-/* Per-thread rseq attachment (rseq.c). */
-enum fastcpu_rseq_owner { FASTCPU_RSEQ_NONE, FASTCPU_RSEQ_GLIBC,
-			  FASTCPU_RSEQ_PROGRAM, FASTCPU_RSEQ_OWN };
-/* Points fastcpu_cpu_id_ref at the thread's rseq cpu_id (glibc's area, the
- * area of the program's own rseq owner, or the library's own, registered
- * now), or at the "no rseq" marker. A task running on another thread's TLS
- * (vfork) gets no registration and publishes nothing. */
-void fastcpu_rseq_attach(const struct fastcpu_binding *b);
-enum fastcpu_rseq_owner fastcpu_rseq_owner(void);
-/* glibc (2.35+) registered its area in every thread: it owns them all. */
-bool fastcpu_glibc_registered_rseq(void);
+/* The NUMA node of a CPU from sysfs, read once on first need (node.c); -1
+ * when the table does not know the CPU: ask the kernel then. */
+int fastcpu_node_of_cpu(unsigned int cpu);
+/* Fills a zeroed table of FASTCPU_MAX_CPUS entries (node + 1) from a sysfs
+ * node directory (a parameter so that tests can give it fake trees). */
+void fastcpu_node_table_fill(uint16_t *nodes, const char *dir);
 
-/* Another owner of threads' rseq areas in the process (owner.c), looked up
- * once, at load: an object exporting the initial-exec TLS area __rseq_abi
- * (tcmalloc, older librseq) and, where shared by reference count,
- * __rseq_refcount, both offsets from the thread pointer; or librseq's
+/* Another owner of threads' rseq areas (program-owner.c), searched once, at
+ * load, in the objects loaded then: an exported initial-exec TLS area
+ * __rseq_abi (tcmalloc, older librseq), with __rseq_refcount where shared
+ * by reference count, both offsets from the thread pointer; or librseq's
  * published offset of its area (0 until librseq initialises). */
-struct fastcpu_rseq_program_owner {
-	bool found;
-	bool refcounted;
+enum fastcpu_owner_convention { FASTCPU_OWNER_NONE, FASTCPU_OWNER_EXPORTED,
+				FASTCPU_OWNER_REFCOUNTED, FASTCPU_OWNER_PUBLISHED };
+struct fastcpu_program_owner {
+	enum fastcpu_owner_convention convention;
 	ptrdiff_t area_offset;
 	ptrdiff_t refcount_offset;
-	const ptrdiff_t *published_offset;	/* or NULL */
+	const ptrdiff_t *published_offset;
 };
-void fastcpu_find_program_owner(void);
-extern struct fastcpu_rseq_program_owner fastcpu_program_owner;
-/* What the kernel's rseq areas hold, from the auxiliary vector (read once):
+void fastcpu_program_owner_search(void);
+/* What the search found; NULL before it ran. */
+const struct fastcpu_program_owner *fastcpu_program_owner(void);
+
+/* ---- readers of what the kernel and the loader give --------------------- */
+
+/* What the kernel's rseq areas hold, from the auxiliary vector (kernel.c):
  * whether it keeps node_id and mm_cid, and the length the library
  * registers its own area with. */
 struct fastcpu_rseq_kernel {
@@ -127,56 +196,36 @@ struct fastcpu_rseq_kernel {
 	bool mm_cid;
 };
 struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void);
-/* Finds where this process's rseq areas are before any thread asks
- * (bind.c's constructor; no system call), and publishes it. */
-void fastcpu_rseq_publish_early(void);
+/* CPU numbers are below this (the kernel's nr_cpu_ids). */
+int fastcpu_possible_cpus(void);
 
-/* The offsets <fastcpu.h>'s inline reads use (published.c). Publishes the
- * cpu_id word at this address (every thread's area at the same offset from
- * its anchor); false if another one was published before. */
-bool fastcpu_publish_cpu_id(const volatile void *cpu_id);
-/* Publishes the cid word once the source below is decided. */
-void fastcpu_publish_cid(void);
+/* Calls fn(i, arg) for each number of a sysfs list ("0-3,8"), read from fd
+ * or from the file at path (cpulist.c). */
+void fastcpu_cpulist_read(int fd, void (*fn)(unsigned long, void *), void *arg);
+void fastcpu_cpulist_read_file(const char *path,
+			       void (*fn)(unsigned long, void *), void *arg);
 
-/* The concurrency ids' source for the process (cid.c). */
-enum fastcpu_cid_source { FASTCPU_CID_UNDECIDED, FASTCPU_CID_CPU,
-			  FASTCPU_CID_MM_CID };
-enum fastcpu_cid_source fastcpu_cid_source(void);
-
-/* Values fastcpu_cpu_id_ref points at before and instead of an rseq area. */
-#define FASTCPU_CPU_UNATTACHED	(-1)	/* thread has not asked yet */
-#define FASTCPU_CPU_NO_RSEQ	(-2)	/* thread uses the fallback */
-
-/* Linux's largest NR_CPUS: no CPU number reaches it. */
-#define FASTCPU_MAX_CPUS 8192
-
-/* The NUMA node of a CPU from sysfs, read once on first need (node.c); -1
- * when the table does not know the CPU: ask the kernel then. */
-int fastcpu_node_of_cpu(unsigned int cpu);
-/* Calls fn(i, arg) for each number i of a sysfs list file ("0-3,8"). */
-void fastcpu_for_each_in_list(const char *path,
-			      void (*fn)(unsigned long, void *), void *arg);
-/* Fills a zeroed table of 8192 CPUs from a sysfs node directory (node.c;
- * a parameter so that tests can give it fake trees). */
-void fastcpu_node_table_fill(uint16_t *nodes, const char *dir);
+/* Whether the calling task runs on a TLS of its own, not a vfork parent's
+ * (task-tls.c): a system call only in processes that made such a task; and
+ * what it checks once, at load. */
+bool fastcpu_task_owns_tls(void);
+void fastcpu_task_tls_at_load(void);
 
 /* Async-signal-safe helpers (util.c). */
 long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
+/* The rseq system call with the library's signature: 0 or -errno. */
+long fastcpu_rseq_call(volatile void *area, unsigned long length, int flags);
 const char *fastcpu_getenv(const char *name);
 unsigned long fastcpu_getauxval(unsigned long type);
+/* One line on stderr, at most once per process per distinct key. */
+void fastcpu_warn_once(unsigned int key, const char *line);
+enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
+       FASTCPU_WARN_RSEQ, FASTCPU_WARN_STATIC_CACHE };
 
-/* Whether the calling task runs on a TLS of its own, not a vfork parent's
- * (task-tls.c): a system call only in processes that made such a task. */
-bool fastcpu_task_owns_tls(void);
-
-/* An entry of an ELF SysV hash table (DT_HASH), which vdso.c and owner.c
- * read: 64 bits on s390x, whose ABI is the exception (the kernel's own vDSO
- * parser once read it as 32), 32 everywhere else. GNU hash tables are 32-bit
- * everywhere. */
-#ifdef __s390x__
-typedef uint64_t fastcpu_sysv_hash_entry;
-#else
-typedef uint32_t fastcpu_sysv_hash_entry;
-#endif
+/* The object at offset from the calling thread's thread pointer. */
+static inline void *fastcpu_thread_at(ptrdiff_t offset)
+{
+	return (char *)fastcpu_arch_thread_pointer() + offset;
+}
 
 #endif /* FASTCPU_INTERNAL_H */

@@ -17,7 +17,7 @@
 struct fastcpu_rseq_abi {
 	uint32_t cpu_id_start;	/* kernel-owned */
 	uint32_t cpu_id;	/* kernel-owned; (uint32_t)-1 until registered */
-	uint64_t rseq_cs;	/* user-owned: critical sections (unused here) */
+	uint64_t rseq_cs;	/* user-owned: critical sections */
 	uint32_t flags;		/* deprecated, must stay 0 */
 	uint32_t node_id;	/* kernel-owned, feature size >= 24 (Linux 6.3) */
 	uint32_t mm_cid;	/* kernel-owned, feature size >= 28 (Linux 6.3) */
@@ -28,6 +28,13 @@ _Static_assert(offsetof(struct fastcpu_rseq_abi, cpu_id) == 4, "rseq ABI");
 _Static_assert(offsetof(struct fastcpu_rseq_abi, rseq_cs) == 8, "rseq ABI");
 _Static_assert(offsetof(struct fastcpu_rseq_abi, node_id) == 20, "rseq ABI");
 _Static_assert(offsetof(struct fastcpu_rseq_abi, mm_cid) == 24, "rseq ABI");
+
+/* The area whose cpu_id is at cpu_id. */
+static inline volatile struct fastcpu_rseq_abi *fastcpu_area_of(const volatile int *cpu_id)
+{
+	return (volatile struct fastcpu_rseq_abi *)(volatile void *)
+		((const volatile char *)cpu_id - offsetof(struct fastcpu_rseq_abi, cpu_id));
+}
 
 #define FASTCPU_RSEQ_FLAG_UNREGISTER	1
 

@@ -16,7 +16,7 @@
  * A vfork() child, or a clone(CLONE_VM) child without a TLS of its own, runs
  * on its parent's TLS: whatever it registers or stores there, the parent
  * finds afterwards. Only the kernel knows which task is calling (gettid),
- * and asking made up a third of a thread's first call. Such tasks come from
+ * and asking is a system call on every thread's first call. Such tasks come from
  * glibc's vfork() and clone(), so the shared library interposes both where
  * the architecture has a stub: the stub marks the process and jumps to
  * glibc's function, and only a marked process asks the kernel. Every check
@@ -46,15 +46,18 @@ __asm__(FASTCPU_ARCH_MARK_AND_JUMP("vfork", "fastcpu_tls_sharer_made", "__vfork"
 	".hidden fastcpu_clone_stub\n.set fastcpu_clone_stub, clone\n");
 __attribute__((visibility("hidden"))) void fastcpu_vfork_stub(void);
 __attribute__((visibility("hidden"))) void fastcpu_clone_stub(void);
+#endif
 
-/* What the process's calls bind to, asked of the loader (not through this
- * object's GOT, which -Bsymbolic-functions would bind to the stubs). */
-__attribute__((constructor)) static void check_stubs_in_use(void)
+/* At load (a first call may come in a signal handler, where dlsym is not
+ * safe): what the process's calls bind to, asked of the loader, not through
+ * this object's GOT, which -Bsymbolic-functions would bind to the stubs. */
+void fastcpu_task_tls_at_load(void)
 {
+#if MARKING
 	stubs_in_use = dlsym(RTLD_DEFAULT, "vfork") == (void *)fastcpu_vfork_stub &&
 		       dlsym(RTLD_DEFAULT, "clone") == (void *)fastcpu_clone_stub;
-}
 #endif
+}
 
 /*
  * The thread library's descriptor holds its thread's tid, and

@@ -19,9 +19,9 @@
  * millisecond: no call at all. Where there is none, or its frequency is
  * unknown, the tick is the kernel's own: CLOCK_MONOTONIC_COARSE, 1-10 ms,
  * read through the vDSO's clock_gettime directly where the architecture
- * names it (a third cheaper than through libc's wrapper), else libc's.
- * Either way a tick is a 32-bit value, never 0, equal only within one
- * period, short of a wrap (49 days of counter periods) landing on it.
+ * names it (cheaper than through libc's wrapper), else libc's. Either way a
+ * tick is a 32-bit value, never 0, equal only within one period, short of a
+ * wrap (49 days of counter periods) landing on it.
  */
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 static clock_gettime_fn coarse_clock = clock_gettime;
@@ -41,9 +41,8 @@ static uint32_t coarse_clock_tick(void)
 
 uint32_t (*fastcpu_tick_fn)(void) = coarse_clock_tick;
 
-#ifdef FASTCPU_HAVE_COUNTER
 static unsigned int counter_shift;
-/* What binding measured, for fastcpu_tick_source() (0: not measured). */
+/* What choosing measured, for fastcpu_tick_describe() (0: not measured). */
 static uint64_t counter_read_ns, coarse_read_ns;
 
 static uint32_t counter_tick(void)
@@ -51,9 +50,8 @@ static uint32_t counter_tick(void)
 	return nonzero((uint32_t)(fastcpu_arch_counter() >> counter_shift));
 }
 
-# ifdef FASTCPU_COUNTER_HZ_FROM_DEVICE_TREE
 /* The /cpus node's timebase-frequency: one or two big-endian cells. */
-static uint64_t fastcpu_arch_counter_hz(void)
+static uint64_t device_tree_counter_hz(void)
 {
 	unsigned char cell[8];
 	uint64_t hz = 0;
@@ -71,7 +69,12 @@ static uint64_t fastcpu_arch_counter_hz(void)
 		hz = hz << 8 | cell[i];
 	return hz;
 }
-# endif
+
+static uint64_t counter_hz(void)
+{
+	return FASTCPU_HAVE_COUNTER_HZ ? fastcpu_arch_counter_hz() :
+					 device_tree_counter_hz();
+}
 
 /* Nanoseconds of the fastest of three batches of 16 calls of read_fn: a
  * preemption during one batch does not decide. */
@@ -123,9 +126,12 @@ static bool counter_is_cheap(void)
  * frequency outside 1 MHz-100 GHz is taken as unknown. */
 static bool use_counter(void)
 {
-	uint64_t hz = fastcpu_arch_counter_hz();
+	uint64_t hz;
 	unsigned int shift = 0;
 
+	if (!FASTCPU_HAVE_COUNTER)
+		return false;
+	hz = counter_hz();
 	if (hz < 1000000 || hz > 100000000000ull || !counter_is_cheap())
 		return false;
 	while ((2ull << shift) <= hz / 1000)
@@ -134,15 +140,9 @@ static bool use_counter(void)
 	__atomic_store_n(&fastcpu_tick_fn, counter_tick, __ATOMIC_RELAXED);
 	return true;
 }
-#else
-static bool use_counter(void)
-{
-	return false;
-}
-#endif
 
-/* Chooses the tick, once, when binding: also checks the coarse clock works,
- * so that a tick never meets a failure that would change errno. */
+/* Chooses the tick, when binding: also checks the coarse clock works, so
+ * that a tick never meets a failure that would change errno. */
 bool fastcpu_tick_usable(void)
 {
 	struct timespec ts;
@@ -165,27 +165,17 @@ bool fastcpu_tick_usable(void)
 	return ok;
 }
 
-#ifdef FASTCPU_TICK_SOURCE
-/* The clock chosen, for `fastcpu info` only (tools/, which builds this file
- * in): not in the library. buf holds the answer. */
-const char *fastcpu_tick_source(char *buf, size_t size)
+void fastcpu_tick_describe(char *buf, size_t size)
 {
-#ifdef FASTCPU_HAVE_COUNTER
-	if (__atomic_load_n(&fastcpu_tick_fn, __ATOMIC_RELAXED) == counter_tick) {
+	if (__atomic_load_n(&fastcpu_tick_fn, __ATOMIC_RELAXED) == counter_tick)
 		snprintf(buf, size, "the CPU's counter, %llu ns a read (coarse clock: %llu ns)",
 			 (unsigned long long)counter_read_ns,
 			 (unsigned long long)coarse_read_ns);
-		return buf;
-	}
-	if (counter_read_ns != 0) {
+	else if (counter_read_ns != 0)
 		snprintf(buf, size, "CLOCK_MONOTONIC_COARSE: the counter costs %llu ns a read "
 			 "(trapped?), the coarse clock %llu ns",
 			 (unsigned long long)counter_read_ns,
 			 (unsigned long long)coarse_read_ns);
-		return buf;
-	}
-#endif
-	snprintf(buf, size, "CLOCK_MONOTONIC_COARSE");
-	return buf;
+	else
+		snprintf(buf, size, "CLOCK_MONOTONIC_COARSE");
 }
-#endif

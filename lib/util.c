@@ -9,7 +9,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "internal.h"
+
+#ifndef __NR_rseq
+# error "<sys/syscall.h> lacks __NR_rseq: kernel headers older than 4.18"
+#endif
 
 /* A system call whose failure is returned as -errno, leaving the caller's
  * errno as it was: failed probes must not show through to the user. */
@@ -22,6 +27,12 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
 		ret = -errno;
 	errno = saved;
 	return ret;
+}
+
+long fastcpu_rseq_call(volatile void *area, unsigned long length, int flags)
+{
+	return fastcpu_raw_syscall_errno(__NR_rseq, (long)(uintptr_t)area,
+					 (long)length, flags, (long)FASTCPU_RSEQ_SIG);
 }
 
 /* getauxval() sets ENOENT for an entry the kernel did not pass (no vDSO

@@ -3,11 +3,12 @@
 # SPDX-FileCopyrightText: 2026 The libfastcpu authors
 # tests/clients.sh: real users of sched_getcpu() from Debian's packages,
 # unmodified, with libfastcpu preloaded: jemalloc's per-CPU arenas and
-# liburcu's per-CPU call_rcu workers. LD_DEBUG=bindings must show their own
+# liburcu's per-CPU call_rcu workers, driven by the benchmark's clients
+# (bench/client-*.c: programs built against glibc alone), briefly. LD_DEBUG=bindings must show their own
 # sched_getcpu references bound to libfastcpu, in both rseq setups. A client
 # that is not installed is skipped (both missing: exit 77).
 set -eu
-: "${FASTCPU_LIB:?set by make check}"
+: "${FASTCPU_LIB:?set by make check}" "${FASTCPU_BENCH_DIR:?set by make check}"
 ran=0
 
 # served NAME LIBRARY PRELOAD COMMAND...: run COMMAND with PRELOAD, in both
@@ -32,12 +33,12 @@ served() {
 jemalloc=$(ldconfig -p 2>/dev/null | awk '/libjemalloc\.so\.2 /{ print $NF; exit }')
 if [ -n "$jemalloc" ] && sh "$(dirname "$0")/same-machine.sh" "$jemalloc" "$FASTCPU_LIB"; then
 	MALLOC_CONF=percpu_arena:percpu served "jemalloc percpu_arena" libjemalloc \
-		"$jemalloc $FASTCPU_LIB" ./malloc_workload
+		"$jemalloc $FASTCPU_LIB" "$FASTCPU_BENCH_DIR/client-malloc" 20000
 else
 	echo "clients.sh: no libjemalloc2 for this library's machine; jemalloc skipped"
 fi
-if [ -x ./client_urcu ]; then
-	served "liburcu per-CPU call_rcu" liburcu "$FASTCPU_LIB" ./client_urcu
+if [ -x "$FASTCPU_BENCH_DIR/client-rcu" ]; then
+	served "liburcu per-CPU call_rcu" liburcu "$FASTCPU_LIB" "$FASTCPU_BENCH_DIR/client-rcu" 20000
 else
 	echo "clients.sh: liburcu-dev not installed at configure time; liburcu skipped"
 fi

@@ -9,6 +9,11 @@
 #include <sched.h>
 #include <stdbool.h>
 
+/* What FASTCPU_1.0's header had its inline read go through: programs built
+ * against it still read it, so it stays exported and right. */
+extern __thread const volatile int *fastcpu_cpu_id_ref
+	__attribute__((tls_model("initial-exec")));
+
 /* The CPUs this process may run on, from its affinity at start. */
 extern cpu_set_t test_allowed;
 void test_record_allowed(void);

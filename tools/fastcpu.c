@@ -12,10 +12,8 @@
 #include <unistd.h>
 
 #include "fastcpu.h"
-#include "arch.h"
-#include "internal.h"	/* fastcpu_tick_*(), built in from lib/tick.c */
+#include "private.h"	/* what the library sees, for this tool only */
 #include "rseq-abi.h"	/* AT_RSEQ_* where libc headers lack them */
-#include "vdso.h"
 
 static const char usage[] =
 	"usage: fastcpu run [--library PATH] -- COMMAND [ARGS...]\n"
@@ -128,31 +126,12 @@ static int cmd_run(int argc, char **argv)
 struct facts {
 	unsigned long rseq_feature_size, rseq_align;
 	long glibc_rseq_size;	/* -1: this glibc has no rseq support */
-	bool vdso_getcpu, rdpid;
 	long cpus, nodes;
 	const char *backend, *why;
-	char tick[160];		/* the cache's clock, as binding chose it */
+	/* The library's own view: its vDSO lookup, right under any libc and
+	 * "absent" where it would not use it (riscv's is a syscall). */
+	struct fastcpu_private_facts lib;
 };
-
-static bool has_rdpid(void)
-{
-#ifdef FASTCPU_HAVE_RDPID
-	return fastcpu_arch_has_rdpid();
-#else
-	return false;
-#endif
-}
-
-/* The library's own lookup (lib/vdso.c, built in): right under any libc,
- * and "absent" where the library would not use it (riscv's is a syscall). */
-static bool has_vdso_getcpu(void)
-{
-#ifdef FASTCPU_VDSO_GETCPU
-	return fastcpu_vdso_lookup(FASTCPU_VDSO_GETCPU, FASTCPU_VDSO_VERSION) != NULL;
-#else
-	return false;
-#endif
-}
 
 static long count_nodes(void)
 {
@@ -169,12 +148,16 @@ static long count_nodes(void)
 
 static const char *explain(const struct facts *f)
 {
-	if (strncmp(f->backend, "rseq (glibc)", 12) == 0)
+	switch (f->lib.area) {
+	case FASTCPU_AREA_GLIBC:
 		return "glibc registered an rseq area for every thread: one load of its cpu_id";
-	if (strncmp(f->backend, "rseq (program)", 14) == 0)
+	case FASTCPU_AREA_PROGRAM:
 		return "an rseq owner the program loaded (librseq, tcmalloc) registered the area: libfastcpu reads it";
-	if (strncmp(f->backend, "rseq (own)", 10) == 0)
+	case FASTCPU_AREA_OWN:
 		return "glibc did not register rseq: libfastcpu registered its own area";
+	case FASTCPU_AREA_NONE:
+		break;
+	}
 	if (getenv("FASTCPU_BACKEND") != NULL && *getenv("FASTCPU_BACKEND") != '\0' &&
 	    strcmp(getenv("FASTCPU_BACKEND"), "auto") != 0)
 		return "chosen by FASTCPU_BACKEND";
@@ -190,16 +173,11 @@ static void gather(struct facts *f)
 	f->rseq_feature_size = getauxval(AT_RSEQ_FEATURE_SIZE);
 	f->rseq_align = getauxval(AT_RSEQ_ALIGN);
 	f->glibc_rseq_size = rseq_size ? (long)*rseq_size : -1;
-	f->vdso_getcpu = has_vdso_getcpu();
-	f->rdpid = has_rdpid();
 	f->cpus = sysconf(_SC_NPROCESSORS_CONF);
 	f->nodes = count_nodes();
 	f->backend = fastcpu_backend();
+	fastcpu_private_facts(&f->lib);
 	f->why = explain(f);
-	if (fastcpu_tick_usable())
-		fastcpu_tick_source(f->tick, sizeof(f->tick));
-	else
-		snprintf(f->tick, sizeof(f->tick), "none usable: the cache stays off");
 }
 
 static int cmd_info(int argc, char **argv)
@@ -220,8 +198,8 @@ static int cmd_info(int argc, char **argv)
 		       "\"why\": \"%s\", \"cache_clock\": \"%s\", \"cpus\": %ld, "
 		       "\"nodes\": %ld, \"cpu\": %d, \"node\": %d}\n",
 		       PACKAGE_VERSION, f.rseq_feature_size, f.rseq_align,
-		       f.glibc_rseq_size, f.vdso_getcpu ? "true" : "false",
-		       f.rdpid ? "true" : "false", f.backend, f.why, f.tick, f.cpus,
+		       f.glibc_rseq_size, f.lib.vdso_getcpu ? "true" : "false",
+		       f.lib.rdpid ? "true" : "false", f.backend, f.why, f.lib.tick, f.cpus,
 		       f.nodes, (int)cpu, (int)node);
 		return 0;
 	}
@@ -239,11 +217,11 @@ static int cmd_info(int argc, char **argv)
 #else
 		printf("glibc rseq:       not glibc: this libc registers no rseq area\n");
 #endif
-	printf("vDSO getcpu:      %s\n", f.vdso_getcpu ? "present" : "absent");
-	printf("RDPID:            %s\n", f.rdpid ? "present" : "absent");
+	printf("vDSO getcpu:      %s\n", f.lib.vdso_getcpu ? "present" : "absent");
+	printf("RDPID:            %s\n", f.lib.rdpid ? "present" : "absent");
 	printf("backend:          %s\n", f.backend);
 	printf("why:              %s\n", f.why);
-	printf("cache clock:      %s\n", f.tick);
+	printf("cache clock:      %s\n", f.lib.tick);
 	printf("CPUs, nodes:      %ld, %ld (this thread: CPU %d, node %d)\n",
 	       f.cpus, f.nodes, (int)cpu, (int)node);
 	return 0;

@@ -24,6 +24,7 @@ static inline uint64_t fastcpu_arch_counter(void)
 }
 
 /* Firmware sets it; 0 (never set) makes the cache use the coarse clock. */
+#define FASTCPU_HAVE_COUNTER_HZ 1
 static inline uint64_t fastcpu_arch_counter_hz(void)
 {
 	uint64_t v;

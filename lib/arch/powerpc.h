@@ -34,6 +34,7 @@ static inline void *fastcpu_arch_thread_pointer(void)
 #ifdef __GLIBC__
 # include <sys/platform/ppc.h>
 # define FASTCPU_HAVE_COUNTER 1
+# define FASTCPU_HAVE_COUNTER_HZ 1
 static inline uint64_t fastcpu_arch_counter(void)
 {
 	return __ppc_get_timebase();

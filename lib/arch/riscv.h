@@ -18,7 +18,6 @@
 /* The time CSR; its frequency is the device tree's timebase-frequency
  * (tick.c), without which the cache uses the coarse clock. */
 # define FASTCPU_HAVE_COUNTER 1
-# define FASTCPU_COUNTER_HZ_FROM_DEVICE_TREE 1
 static inline uint64_t fastcpu_arch_counter(void)
 {
 	uint64_t v;

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/cpu-id.c: where each thread finds its cpu_id, and its cid and node. */
+
+#include "internal.h"
+#include "once.h"
+#include "rseq-abi.h"
+
+/*
+ * Two ways lead to a thread's cpu_id, and one rule ties them.
+ *
+ * fastcpu_cpu_id_ref, per thread, points at the cpu_id of the rseq area the
+ * thread reads (glibc's, the program owner's, or the library's own), or at
+ * a marker: FASTCPU_CPU_UNATTACHED before its first call, FASTCPU_CPU_NO_RSEQ
+ * where the fallback serves it. Three loads, no arithmetic: the library's
+ * own entry points read it, and it alone knows an area the next way cannot
+ * reach (the library's own, where a thread's TLS is aligned otherwise).
+ *
+ * fastcpu_cpu_id_offset, per process, is how far from fastcpu_tls_anchor
+ * (initial-exec TLS, always -1) every thread's area keeps cpu_id: 0, the
+ * anchor itself, until published, then fixed for good, because a program's
+ * compiler keeps the address in a register across a loop. <fastcpu.h>'s
+ * inline reads use it, and the node and cid words at their distances from
+ * it, published once each is known to be kept up to date.
+ *
+ * The rule: in every thread, either way, a non-negative value is the cpu_id
+ * the kernel keeps for that thread, and a negative one (the anchor, a
+ * marker, an area not registered in this thread: -1 before, -2 where its
+ * registration failed) sends the reader out of line, where the pointer
+ * decides. It holds because a word is published only if it is the cpu_id
+ * of an area at the same place in every thread, which the kernel writes
+ * only in the thread that registered it; and the pointer is set only by
+ * fastcpu_thread_reads(), to an area's cpu_id once the thread reads it.
+ */
+static const int unattached = FASTCPU_CPU_UNATTACHED;
+static const int no_rseq = FASTCPU_CPU_NO_RSEQ;
+
+FASTCPU_EXPORT __thread const volatile int *fastcpu_cpu_id_ref
+	__attribute__((tls_model("initial-exec"))) = &unattached;
+
+FASTCPU_EXPORT __thread const volatile int fastcpu_tls_anchor
+	__attribute__((tls_model("initial-exec"))) = FASTCPU_CPU_UNATTACHED;
+FASTCPU_EXPORT ptrdiff_t fastcpu_cpu_id_offset;
+FASTCPU_EXPORT ptrdiff_t fastcpu_node_id_offset;
+FASTCPU_EXPORT ptrdiff_t fastcpu_cid_offset;
+
+void fastcpu_thread_reads(const volatile int *cpu_id)
+{
+	fastcpu_cpu_id_ref = cpu_id ? cpu_id : &no_rseq;
+}
+
+/* The concurrency ids' source for the process (cid.c): 0 until decided. */
+static int cid_source;
+
+static ptrdiff_t from_anchor(const volatile void *at)
+{
+	return (const volatile char *)at - (const volatile char *)&fastcpu_tls_anchor;
+}
+
+/* The node_id and mm_cid words, once each is known to be kept up to date:
+ * node_id where the kernel maintains it (else the out-of-line getcpu()
+ * reads the sysfs table), mm_cid or cpu_id as the concurrency id decided.
+ * Safe to repeat: each store writes the one value it can have. Sequentially
+ * consistent with that decision, so whichever of the two comes second
+ * publishes the cid word. */
+static void publish_derived(ptrdiff_t cpu_id)
+{
+	const ptrdiff_t to_node = offsetof(struct fastcpu_rseq_abi, node_id) -
+				  offsetof(struct fastcpu_rseq_abi, cpu_id);
+	const ptrdiff_t to_cid = offsetof(struct fastcpu_rseq_abi, mm_cid) -
+				 offsetof(struct fastcpu_rseq_abi, cpu_id);
+	int cid = __atomic_load_n(&cid_source, __ATOMIC_SEQ_CST);
+
+	if (fastcpu_rseq_kernel().node_id)
+		__atomic_store_n(&fastcpu_node_id_offset, cpu_id + to_node,
+				 __ATOMIC_RELAXED);
+	if (cid == FASTCPU_CID_MM_CID)
+		__atomic_store_n(&fastcpu_cid_offset, cpu_id + to_cid,
+				 __ATOMIC_RELAXED);
+	else if (cid == FASTCPU_CID_CPU)
+		__atomic_store_n(&fastcpu_cid_offset, cpu_id, __ATOMIC_RELAXED);
+}
+
+bool fastcpu_publish_cpu_id(const volatile int *cpu_id)
+{
+	ptrdiff_t mine = from_anchor(cpu_id);
+
+	if (fastcpu_once_offer(&fastcpu_cpu_id_offset, mine) != mine)
+		return false;
+	publish_derived(mine);
+	return true;
+}
+
+/*
+ * mm_cid if the kernel keeps it and the calling thread (attached) reads an
+ * area, else the CPU number; the first decision is kept, and the cid word
+ * published if the cpu_id word already is.
+ */
+enum fastcpu_cid_source fastcpu_cid_source(void)
+{
+	int s = __atomic_load_n(&cid_source, __ATOMIC_ACQUIRE);
+	ptrdiff_t cpu_id;
+
+	if (likely(s != 0))
+		return s;
+	s = fastcpu_once_offer(&cid_source,
+			       *fastcpu_cpu_id_ref >= 0 && fastcpu_rseq_kernel().mm_cid ?
+			       FASTCPU_CID_MM_CID : FASTCPU_CID_CPU);
+	cpu_id = __atomic_load_n(&fastcpu_cpu_id_offset, __ATOMIC_SEQ_CST);
+	if (cpu_id != 0)
+		publish_derived(cpu_id);
+	return s;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/kernel.c: what the running kernel offers, each fact read once. */
+
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+
+#include "internal.h"
+#include "once.h"
+#include "rseq-abi.h"
+
+/*
+ * The length the library registers its own area with, by the kernel's rule
+ * (kernel/rseq.c, sys_rseq): exactly 32 bytes aligned to 32, which every
+ * kernel since 4.18 accepts; or, since 6.3, at least the feature size,
+ * aligned to the struct's alignment. Both come from the auxiliary vector,
+ * never from a constant: 6.3-6.x say 28 and 32, so 32 bytes it is; 7.0 says
+ * 33 and 64, and accepts only 32 (which then lacks the fields past 32) or
+ * 64 bytes aligned to 64. The feature size rounded up to the alignment
+ * fits the room the library keeps (FASTCPU_RSEQ_AREA_SIZE, aligned to it);
+ * a kernel asking for more gets the original 32 bytes.
+ */
+static unsigned long own_area_length(unsigned long feature)
+{
+	unsigned long align = fastcpu_getauxval(AT_RSEQ_ALIGN);
+	unsigned long len;
+
+	if (feature <= FASTCPU_RSEQ_ORIG_SIZE)
+		return FASTCPU_RSEQ_ORIG_SIZE;
+	if (align < FASTCPU_RSEQ_ORIG_SIZE)
+		align = FASTCPU_RSEQ_ORIG_SIZE;
+	if (align > FASTCPU_RSEQ_AREA_SIZE)
+		return FASTCPU_RSEQ_ORIG_SIZE;
+	len = (feature + align - 1) & ~(align - 1);
+	return len > FASTCPU_RSEQ_AREA_SIZE ? FASTCPU_RSEQ_ORIG_SIZE : len;
+}
+
+/* One word: the feature size (0 before 6.3) in the low 16 bits, the own
+ * area's length above it, and a bit that makes it never 0. */
+#define FACTS_READ	(1u << 31)
+#define FEATURE_MASK	0xffffu
+#define LENGTH_SHIFT	16
+
+static uint32_t read_rseq_facts(void)
+{
+	unsigned long feature = fastcpu_getauxval(AT_RSEQ_FEATURE_SIZE);
+
+	if (feature > FEATURE_MASK)
+		feature = FEATURE_MASK;
+	return FACTS_READ | (uint32_t)feature |
+	       (uint32_t)own_area_length(feature) << LENGTH_SHIFT;
+}
+
+struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void)
+{
+	static uint32_t facts;
+	uint32_t f = fastcpu_once(&facts, read_rseq_facts());
+	unsigned int feature = f & FEATURE_MASK;
+
+	return (struct fastcpu_rseq_kernel){
+		.own_length = (f & ~FACTS_READ) >> LENGTH_SHIFT,
+		.node_id = feature >= FASTCPU_RSEQ_NODE_FEATURE_SIZE,
+		.mm_cid = feature >= FASTCPU_RSEQ_MM_CID_FEATURE_SIZE,
+	};
+}
+
+static void note_highest(unsigned long cpu, void *highest)
+{
+	if (cpu + 1 > *(unsigned long *)highest)
+		*(unsigned long *)highest = cpu + 1;
+}
+
+/*
+ * The kernel's nr_cpu_ids: CPU numbers below it are all it will ever use,
+ * whatever is plugged in later. sysfs says it exactly; without sysfs (a
+ * chroot, a sandbox), sched_getaffinity refuses a mask too small for it,
+ * which bounds it to a multiple of 64 (or to FASTCPU_MAX_CPUS past 1024).
+ */
+static int count_possible_cpus(void)
+{
+	unsigned long highest = 0, mask[1024 / (8 * sizeof(unsigned long))];
+
+	fastcpu_cpulist_read_file("/sys/devices/system/cpu/possible",
+				  note_highest, &highest);
+	if (highest > 0)
+		return (int)highest;
+	for (size_t size = sizeof(unsigned long); size <= sizeof(mask); size *= 2)
+		if (fastcpu_raw_syscall_errno(SYS_sched_getaffinity, 0, (long)size,
+					      (long)mask, 0) > 0)
+			return (int)(size * 8);
+	return FASTCPU_MAX_CPUS;
+}
+
+int fastcpu_possible_cpus(void)
+{
+	static int count;
+
+	return fastcpu_once(&count, count_possible_cpus());
+}

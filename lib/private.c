@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/private.c: what the fastcpu tool asks the library, and nobody else. */
+
+#include <stdio.h>
+
+#include "internal.h"
+#include "vdso.h"
+
+FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)
+{
+	fastcpu_attach_calling_thread();
+	facts->area = *fastcpu_cpu_id_ref >= 0 ? fastcpu_area_kind() : FASTCPU_AREA_NONE;
+	facts->rdpid = fastcpu_arch_has_rdpid();
+#ifdef FASTCPU_VDSO_GETCPU
+	facts->vdso_getcpu = fastcpu_vdso_lookup(FASTCPU_VDSO_GETCPU,
+						 FASTCPU_VDSO_VERSION) != NULL;
+#else
+	facts->vdso_getcpu = false;
+#endif
+	if (fastcpu_tick_usable())
+		fastcpu_tick_describe(facts->tick, sizeof(facts->tick));
+	else
+		snprintf(facts->tick, sizeof(facts->tick),
+			 "none usable: the cache stays off");
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/program-area.c: the rseq area of the program's own rseq owner. */
+
+#include <errno.h>
+
+#include "internal.h"
+#include "rseq-abi.h"
+
+/* This thread holds one reference to the program owner's shared area. */
+static FASTCPU_TLS unsigned char holds_shared_ref;
+
+static struct fastcpu_rseq_abi *exported_area(const struct fastcpu_program_owner *o)
+{
+	return fastcpu_thread_at(o->area_offset);
+}
+
+static volatile uint32_t *refcount(const struct fastcpu_program_owner *o)
+{
+	return fastcpu_thread_at(o->refcount_offset);
+}
+
+void fastcpu_program_area_publish(const struct fastcpu_program_owner *o)
+{
+	if (o->convention != FASTCPU_OWNER_PUBLISHED)
+		(void)fastcpu_publish_cpu_id((const volatile int *)&exported_area(o)->cpu_id);
+}
+
+/*
+ * The reference-count convention of older librseq, followed exactly: every
+ * user of the shared __rseq_abi increments __rseq_refcount, and the one that
+ * takes it from 0 registers the area (32 bytes, the size that convention's
+ * area has); a failed registration gives the count back and, unless the
+ * area was already registered (EBUSY), marks it failed (cpu_id -2, a write
+ * the convention makes, into an area the kernel does not own). The
+ * library's reference lasts as long as the thread (musl: released at exit).
+ * A signal handler that interrupts this sees the flag set and the area not
+ * yet live, and is answered by the fallback.
+ */
+static void share(const struct fastcpu_program_owner *o)
+{
+	struct fastcpu_rseq_abi *area = exported_area(o);
+	long ret;
+
+	holds_shared_ref = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_fetch_add(refcount(o), 1, __ATOMIC_RELAXED) != 0)
+		return;
+	ret = fastcpu_rseq_call(area, FASTCPU_RSEQ_ORIG_SIZE, 0);
+	if (ret == 0)
+		return;
+	__atomic_fetch_sub(refcount(o), 1, __ATOMIC_RELAXED);
+	if (ret != -EBUSY)
+		((volatile struct fastcpu_rseq_abi *)area)->cpu_id =
+			(uint32_t)FASTCPU_CPU_NO_RSEQ;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	holds_shared_ref = 0;
+}
+
+bool fastcpu_program_area_shared(void)
+{
+	return holds_shared_ref;
+}
+
+void fastcpu_program_area_release(const struct fastcpu_program_owner *o)
+{
+	holds_shared_ref = 0;
+	if (__atomic_sub_fetch(refcount(o), 1, __ATOMIC_RELAXED) == 0)
+		fastcpu_rseq_call(exported_area(o), FASTCPU_RSEQ_ORIG_SIZE,
+				  FASTCPU_RSEQ_FLAG_UNREGISTER);
+}
+
+/*
+ * The owner serves this thread once it has registered its area here
+ * (cpu_id >= 0). Until then its cpu_id is -1, the same value as "not
+ * attached yet", so pointing at it makes every call look again, and the
+ * fast path starts working the moment the owner registers; -2 (its
+ * registration failed) sends every call to the fallback. The kernel resets
+ * cpu_id to -1 when the owner unregisters. Only the refcount convention
+ * lets the library register the owner's area itself. NULL where librseq
+ * has not published where its areas are yet (its first registration in
+ * any thread): the thread stays unattached.
+ */
+const volatile int *fastcpu_program_area_cpu_id(const struct fastcpu_program_owner *o)
+{
+	struct fastcpu_rseq_abi *area;
+
+	if (o->convention == FASTCPU_OWNER_PUBLISHED) {
+		ptrdiff_t offset = __atomic_load_n(o->published_offset, __ATOMIC_ACQUIRE);
+
+		if (offset == 0)
+			return NULL;
+		area = fastcpu_thread_at(offset);
+		return (const volatile int *)&area->cpu_id;
+	}
+	area = exported_area(o);
+	if (o->convention == FASTCPU_OWNER_REFCOUNTED && !holds_shared_ref &&
+	    (int)area->cpu_id == FASTCPU_CPU_UNATTACHED && fastcpu_task_owns_tls())
+		share(o);
+	return (const volatile int *)&area->cpu_id;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/settings.c: the FASTCPU_* environment variables, read once. */
+
+#include <string.h>
+
+#include "internal.h"
+#include "once.h"
+
+struct variable {
+	const char *name;
+	const char *const *values;	/* values[0] is the default, "auto" */
+	unsigned int count;
+	unsigned int warn_key;
+	const char *warning;
+};
+
+static const char *const backend_values[] = {
+	[FASTCPU_CHOOSE_AUTO] = "auto", [FASTCPU_CHOOSE_RSEQ] = "rseq",
+	[FASTCPU_CHOOSE_RDPID] = "rdpid", [FASTCPU_CHOOSE_VDSO] = "vdso",
+	[FASTCPU_CHOOSE_SYSCALL] = "syscall",
+};
+static const char *const cache_values[] = {
+	[FASTCPU_CACHE_AUTO] = "auto", [FASTCPU_CACHE_ON] = "on",
+	[FASTCPU_CACHE_OFF] = "off",
+};
+
+static const struct variable backend = {
+	"FASTCPU_BACKEND", backend_values, 5, FASTCPU_WARN_BACKEND,
+	"libfastcpu: FASTCPU_BACKEND must be one of auto, rseq, rdpid, vdso, syscall; using auto\n",
+};
+static const struct variable cache = {
+	"FASTCPU_CACHE", cache_values, 3, FASTCPU_WARN_CACHE,
+	"libfastcpu: FASTCPU_CACHE must be one of auto, on, off; using auto\n",
+};
+
+/* The index of the variable's value: unset or empty is the default; any
+ * other value gives one line on stderr and the default. */
+static unsigned int read_variable(const struct variable *v)
+{
+	const char *value = fastcpu_getenv(v->name);
+
+	if (value == NULL || *value == '\0')
+		return 0;
+	for (unsigned int i = 0; i < v->count; i++)
+		if (strcmp(value, v->values[i]) == 0)
+			return i;
+	fastcpu_warn_once(v->warn_key, v->warning);
+	return 0;
+}
+
+/* Both in one word, with a bit that makes it never 0. */
+#define READ		(1u << 8)
+#define CACHE_SHIFT	4
+#define FIELD_MASK	0xfu
+
+static unsigned int read_settings(void)
+{
+	return READ | read_variable(&backend) | read_variable(&cache) << CACHE_SHIFT;
+}
+
+/* Read with secure_getenv (util.c): ignored in setuid programs. The first
+ * call is the library's constructor, before main can setenv(); a call from
+ * another library's constructor, earlier, reads them itself. */
+struct fastcpu_settings fastcpu_settings(void)
+{
+	static unsigned int word;
+	unsigned int w = fastcpu_once(&word, read_settings());
+
+	return (struct fastcpu_settings){
+		.backend = w & FIELD_MASK,
+		.cache = (w >> CACHE_SHIFT) & FIELD_MASK,
+	};
+}
