@@ -102,10 +102,20 @@ static unsigned int binding(void)
 	return fastcpu_once(&word, bind_now());
 }
 
+const struct fastcpu_backend *fastcpu_bound_fallback;
+
+static const struct fastcpu_backend *bound_fallback(unsigned int w)
+{
+	const struct fastcpu_backend *b = fallbacks[w >> KIND_SHIFT];
+
+	return w & CACHED ? fastcpu_cache_wrap(b) : b;
+}
+
 struct fastcpu_binding fastcpu_bind(void)
 {
 	unsigned int w = binding();
 
+	(void)fastcpu_once(&fastcpu_bound_fallback, bound_fallback(w));
 	return (struct fastcpu_binding){
 		.use_rseq = w & USE_RSEQ,
 		.rseq_forced = w & RSEQ_FORCED,
@@ -117,17 +127,3 @@ const struct fastcpu_backend *fastcpu_uncached_fallback(void)
 	return fallbacks[binding() >> KIND_SHIFT];
 }
 
-static const struct fastcpu_backend *bound_fallback(void)
-{
-	unsigned int w = binding();
-	const struct fastcpu_backend *b = fallbacks[w >> KIND_SHIFT];
-
-	return w & CACHED ? fastcpu_cache_wrap(b) : b;
-}
-
-const struct fastcpu_backend *fastcpu_fallback(void)
-{
-	static const struct fastcpu_backend *bound;
-
-	return fastcpu_once(&bound, bound_fallback());
-}
