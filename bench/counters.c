@@ -1,60 +1,129 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* bench/counters.c: sharded per-CPU counters against one shared counter. */
+/* bench/counters.c: per-CPU counters against one shared counter. */
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cases.h"
 #include "counters.h"
 #include "fastcpu.h"
+#include "loops.h"
 #include "measure.h"
 
 const char *const counter_names[COUNTER_KINDS] = {
-	"per-CPU shard via fastcpu_current_cpu()",
-	"per-CPU shard via glibc sched_getcpu()",
-	"per-cid shard via fastcpu_current_cid()",
+	"empty loop (subtracted)",
+	"global non-atomic increment",
+	"per-CPU rseq add: fastcpu_counter_add()",
+	"per-CPU rseq lock: fastcpu_percpu_lock()",
 	"global atomic add",
 	"global CAS loop",
 	"global pthread mutex",
+	"atomic add, shard of fastcpu_current_cpu()",
+	"atomic add, shard of glibc sched_getcpu()",
+	"atomic add, shard of fastcpu_current_cid()",
+	"librseq-shaped per-CPU add (reference)",
 };
 
 #define SHARDS 1024	/* a CPU number beyond wraps: still right, less fast */
+#define STRIDE 128	/* no false sharing, even with the pair prefetcher */
 
 struct shard {
-	unsigned long value;
-} __attribute__((aligned(128)));	/* no false sharing, even with prefetch */
+	long value;
+} __attribute__((aligned(STRIDE)));
 
-static struct shard shards[SHARDS];
+static struct shard shards[SHARDS], reference[SHARDS];
 static unsigned long global;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 
-struct run {
-	enum counter_kind kind;
-	unsigned long increments;
-	pthread_barrier_t *start;
-	double elapsed_ns;	/* this thread's own time for its increments */
-};
+/* The library's counter, and per-CPU locks each guarding a plain count. */
+static struct fastcpu_counter *rseq_counter;
+static struct locked {
+	intptr_t lock;
+	unsigned long count;
+} __attribute__((aligned(STRIDE))) *locked;
 
-/* A shard is per CPU, not per thread: two threads can meet on one after a
- * migration, so the add stays atomic (relaxed, on a line that is local). */
-static void increment(enum counter_kind kind)
+#if defined(__x86_64__) && defined(FASTCPU_RSEQ_INLINE)
+# define HAVE_REFERENCE 1
+/*
+ * The reference row: a per-CPU add in the shape of librseq's
+ * rseq_load_add_store__ptr(), written here from that description: the CPU
+ * read before the sequence, the counter's address computed outside it, the
+ * sequence checking that the CPU is still the thread's and adding; rseq_cs
+ * left set afterwards. 0, or -1 where it has to be run again.
+ */
+static inline int reference_add(const volatile int *cpu_at, long *counter, int cpu)
+{
+	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n3:\n\t"
+		     ".long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t.popsection\n\t"
+		     "leaq 3b(%%rip), %%rax\n\tmovq %%rax, 4(%[cpu_at])\n"
+		     "1:\n\tcmpl %[cpu], (%[cpu_at])\n\tjnz 4f\n\t"
+		     "addq $1, (%[counter])\n"
+		     "2:\n\t.pushsection __rseq_failure, \"ax\"\n\t"
+		     ".byte 0x0f, 0xb9, 0x3d\n\t.long " FASTCPU_RSEQ_SIGNATURE_ "\n"
+		     "4:\n\tjmp %l[again]\n\t.popsection\n"
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), [counter] "r"(counter)
+		     : "memory", "cc", "rax"
+		     : again);
+	return 0;
+again:
+	return -1;
+}
+
+static inline void reference_increment(const volatile int *cpu_at)
+{
+	int cpu;
+
+	do
+		cpu = *cpu_at;
+	while (reference_add(cpu_at, &reference[(unsigned int)cpu % SHARDS].value,
+			     cpu) != 0);
+}
+#else
+# define HAVE_REFERENCE 0
+static inline void reference_increment(const volatile int *cpu_at)
+{
+	(void)cpu_at;
+	abort();	/* counter_available() says no */
+}
+#endif
+
+bool counter_available(enum counter_kind kind, int nthreads)
+{
+	if (kind == COUNTER_GLOBAL_PLAIN)
+		return nthreads == 1;
+	if (kind == COUNTER_REFERENCE)
+		return HAVE_REFERENCE && loops_rseq_cpu_id() != NULL;
+	return true;
+}
+
+/* A shard of the atomic rows is per CPU, not per thread: two threads can
+ * meet on one after a migration, so the add stays atomic (relaxed, on a
+ * line that is local). */
+static inline void increment(enum counter_kind kind, const volatile int *cpu_at)
 {
 	unsigned long old;
+	int slot;
 
 	switch (kind) {
-	case COUNTER_PERCPU_FASTCPU:
-		__atomic_fetch_add(&shards[(unsigned int)fastcpu_current_cpu() % SHARDS].value,
-				   1, __ATOMIC_RELAXED);
+	case COUNTER_EMPTY:
+		__asm__ volatile("");	/* a loop that stays */
 		break;
-	case COUNTER_PERCPU_GLIBC:
-		__atomic_fetch_add(&shards[(unsigned int)glibc_sched_getcpu() % SHARDS].value,
-				   1, __ATOMIC_RELAXED);
+	case COUNTER_GLOBAL_PLAIN:
+		__asm__ volatile("" : "+m"(global));	/* one add to memory each */
+		global++;
 		break;
-	case COUNTER_PERCID_FASTCPU:
-		__atomic_fetch_add(&shards[(unsigned int)fastcpu_current_cid() % SHARDS].value,
-				   1, __ATOMIC_RELAXED);
+	case COUNTER_PERCPU_RSEQ:
+		fastcpu_counter_add(rseq_counter, 1);
+		break;
+	case COUNTER_PERCPU_LOCK:
+		slot = fastcpu_percpu_lock(locked, sizeof(*locked), FASTCPU_BY_CID);
+		locked[slot].count++;
+		fastcpu_percpu_unlock(locked, sizeof(*locked), slot);
 		break;
 	case COUNTER_ATOMIC_ADD:
 		__atomic_fetch_add(&global, 1, __ATOMIC_RELAXED);
@@ -70,34 +139,136 @@ static void increment(enum counter_kind kind)
 		global++;
 		pthread_mutex_unlock(&global_lock);
 		break;
+	case COUNTER_PERCPU_FASTCPU:
+		__atomic_fetch_add(&shards[(unsigned int)fastcpu_current_cpu() % SHARDS].value,
+				   1, __ATOMIC_RELAXED);
+		break;
+	case COUNTER_PERCPU_GLIBC:
+		__atomic_fetch_add(&shards[(unsigned int)glibc_sched_getcpu() % SHARDS].value,
+				   1, __ATOMIC_RELAXED);
+		break;
+	case COUNTER_PERCID_FASTCPU:
+		__atomic_fetch_add(&shards[(unsigned int)fastcpu_current_cid() % SHARDS].value,
+				   1, __ATOMIC_RELAXED);
+		break;
+	case COUNTER_REFERENCE:
+		reference_increment(cpu_at);
+		break;
 	default:
 		abort();
 	}
 }
 
-/* Each thread times itself: with more threads than CPUs the main thread
- * may not run at all while they do. */
+/* Two loops per kind, the kind a constant in them, so that nothing is
+ * measured but the increment and the loop: one for the threads of the
+ * table, one (four an iteration) for bench_measure() in one thread. */
+#define KIND_LOOP(kind)							\
+	static void loop_##kind(unsigned long n, const volatile int *cpu_at) \
+	{								\
+		for (unsigned long i = 0; i < n; i++)			\
+			increment(kind, cpu_at);			\
+	}								\
+	static unsigned long measure_##kind(unsigned long n)		\
+	{								\
+		const volatile int *cpu_at =				\
+			fastcpu_tls_word_(fastcpu_cpu_id_offset);	\
+									\
+		for (unsigned long i = 0; i < n; i += 4)		\
+			FOUR(increment(kind, cpu_at));			\
+		return n;						\
+	}
+KIND_LOOP(COUNTER_EMPTY)
+KIND_LOOP(COUNTER_GLOBAL_PLAIN)
+KIND_LOOP(COUNTER_PERCPU_RSEQ)
+KIND_LOOP(COUNTER_PERCPU_LOCK)
+KIND_LOOP(COUNTER_ATOMIC_ADD)
+KIND_LOOP(COUNTER_CAS_LOOP)
+KIND_LOOP(COUNTER_MUTEX)
+KIND_LOOP(COUNTER_PERCPU_FASTCPU)
+KIND_LOOP(COUNTER_PERCPU_GLIBC)
+KIND_LOOP(COUNTER_PERCID_FASTCPU)
+KIND_LOOP(COUNTER_REFERENCE)
+
+static void (*const loops[COUNTER_KINDS])(unsigned long, const volatile int *) = {
+	loop_COUNTER_EMPTY, loop_COUNTER_GLOBAL_PLAIN, loop_COUNTER_PERCPU_RSEQ,
+	loop_COUNTER_PERCPU_LOCK, loop_COUNTER_ATOMIC_ADD, loop_COUNTER_CAS_LOOP,
+	loop_COUNTER_MUTEX, loop_COUNTER_PERCPU_FASTCPU, loop_COUNTER_PERCPU_GLIBC,
+	loop_COUNTER_PERCID_FASTCPU, loop_COUNTER_REFERENCE,
+};
+
+const bench_loop_fn counter_measure_loops[COUNTER_KINDS] = {
+	measure_COUNTER_EMPTY, measure_COUNTER_GLOBAL_PLAIN, measure_COUNTER_PERCPU_RSEQ,
+	measure_COUNTER_PERCPU_LOCK, measure_COUNTER_ATOMIC_ADD, measure_COUNTER_CAS_LOOP,
+	measure_COUNTER_MUTEX, measure_COUNTER_PERCPU_FASTCPU, measure_COUNTER_PERCPU_GLIBC,
+	measure_COUNTER_PERCID_FASTCPU, measure_COUNTER_REFERENCE,
+};
+
+struct run {
+	enum counter_kind kind;
+	unsigned long increments;
+	pthread_barrier_t *start;
+	double elapsed_ns;	/* this thread's own time for its increments */
+};
+
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Each thread times the CPU time it used: with more threads than CPUs, a
+ * thread waiting for a CPU is not an increment's cost. */
 static void *worker(void *arg)
 {
 	struct run *run = arg;
+	const volatile int *cpu_at;
 	double t0;
 
 	(void)fastcpu_current_cpu();	/* the thread's first call, untimed */
+	cpu_at = fastcpu_tls_word_(fastcpu_cpu_id_offset);
 	pthread_barrier_wait(run->start);
-	t0 = bench_now_ns();
-	for (unsigned long i = 0; i < run->increments; i++)
-		increment(run->kind);
-	run->elapsed_ns = bench_now_ns() - t0;
+	t0 = thread_cpu_ns();
+	loops[run->kind](run->increments, cpu_at);
+	run->elapsed_ns = thread_cpu_ns() - t0;
 	return NULL;
 }
 
-static unsigned long total(void)
+static unsigned long total(enum counter_kind kind)
 {
-	unsigned long sum = global;
+	unsigned long sum = 0;
+	int limit = fastcpu_cid_limit();
 
-	for (int i = 0; i < SHARDS; i++)
-		sum += shards[i].value;
-	return sum;
+	switch (kind) {
+	case COUNTER_PERCPU_RSEQ:
+		return (unsigned long)fastcpu_counter_sum(rseq_counter);
+	case COUNTER_PERCPU_LOCK:
+		for (int i = 0; i < limit; i++)
+			sum += locked[i].count;
+		return sum;
+	case COUNTER_REFERENCE:
+		for (int i = 0; i < SHARDS; i++)
+			sum += (unsigned long)reference[i].value;
+		return sum;
+	default:
+		sum = global;
+		for (int i = 0; i < SHARDS; i++)
+			sum += (unsigned long)shards[i].value;
+		return sum;
+	}
+}
+
+void counters_init(void)
+{
+	size_t limit = (size_t)fastcpu_cid_limit();
+
+	rseq_counter = fastcpu_counter_new();
+	locked = aligned_alloc(STRIDE, limit * sizeof(*locked));
+	if (rseq_counter == NULL || locked == NULL)
+		abort();
+	for (size_t i = 0; i < limit; i++)
+		locked[i] = (struct locked){ 0, 0 };
 }
 
 double counter_ns_per_increment(enum counter_kind kind, int nthreads,
@@ -106,9 +277,10 @@ double counter_ns_per_increment(enum counter_kind kind, int nthreads,
 	pthread_t *threads = calloc((size_t)nthreads, sizeof(*threads));
 	struct run *runs = calloc((size_t)nthreads, sizeof(*runs));
 	pthread_barrier_t start;
-	unsigned long before = total();
+	unsigned long before;
 	double sum = 0;
 
+	before = total(kind);
 	if (threads == NULL || runs == NULL)
 		abort();
 	pthread_barrier_init(&start, NULL, (unsigned int)nthreads);
@@ -124,7 +296,8 @@ double counter_ns_per_increment(enum counter_kind kind, int nthreads,
 	pthread_barrier_destroy(&start);
 	free(threads);
 	free(runs);
-	if (total() - before != (unsigned long)nthreads * increments) {
+	if (kind != COUNTER_EMPTY &&
+	    total(kind) - before != (unsigned long)nthreads * increments) {
 		fprintf(stderr, "fastcpu-bench: %s lost increments\n",
 			counter_names[kind]);
 		exit(1);

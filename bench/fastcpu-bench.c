@@ -35,6 +35,7 @@ static const char usage[] =
 
 static struct bench_config cfg = { .runs = 1001, .iters = 1000 };
 static unsigned long counter_increments = 2000000;
+static int counter_rounds = 7;
 static int first_call_threads = 200;
 static cpu_set_t allowed;
 
@@ -55,6 +56,7 @@ static const struct forced forced_runs[] = {
 struct forced_result {
 	char bound[32];		/* what fastcpu_backend() said */
 	struct bench_result empty, sched, generic, getcpu, glibc, syscall, miss, hit;
+	struct bench_result counter, shard;	/* per-CPU add: library, by hand */
 };
 
 /* A forced cache miss: the thread's own sched_setaffinity() invalidates
@@ -72,24 +74,29 @@ static void force_miss(void)
 static void forced_child(int fd)
 {
 	struct forced_result r;
-	struct bench_result set[6] = {
+	struct bench_result set[8] = {
 		CASE("empty loop", loop_empty),
 		CASE("libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu),
 		CASE("libfastcpu getcpu(&c, NULL)", loop_fastcpu_getcpu_generic),
 		CASE("libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu),
 		CASE("glibc sched_getcpu()", loop_glibc_sched_getcpu),
 		CASE("getcpu system call", loop_syscall_getcpu),
+		CASE("fastcpu_counter_add()", counter_measure_loops[COUNTER_PERCPU_RSEQ]),
+		CASE("atomic add on own shard", counter_measure_loops[COUNTER_PERCPU_FASTCPU]),
 	};
 
 	memset(&r, 0, sizeof(r));
 	snprintf(r.bound, sizeof(r.bound), "%.31s", fastcpu_backend());
-	bench_measure(set, 6, &cfg);
+	counters_init();
+	bench_measure(set, 8, &cfg);
 	r.empty = set[0];
 	r.sched = set[1];
 	r.generic = set[2];
 	r.getcpu = set[3];
 	r.glibc = set[4];
 	r.syscall = set[5];
+	r.counter = set[6];
+	r.shard = set[7];
 	/* seed 000's MISS and HIT, one call timed at a time. */
 	bench_measure_once(&r.miss, force_miss, once_fastcpu_sched_getcpu,
 			   cfg.runs);
@@ -291,6 +298,43 @@ static void restricted_counter(struct report_restricted *x, unsigned long increm
 	sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One column of Table 4: every kind with nthreads threads, in rounds that
+ * each run them all (from a different one each time, so that a noisy
+ * moment falls on all alike); the median and best of the rounds, the empty
+ * loop's subtracted. -1 where a kind does not run with that many threads.
+ */
+static void counter_threads(struct report *r, int nthreads)
+{
+	double ns[COUNTER_KINDS][16], empty_median = 0, empty_best = 0;
+	int t = r->thread_counts++, rounds = counter_rounds < 16 ? counter_rounds : 16;
+
+	r->threads[t] = nthreads;
+	for (int round = 0; round < rounds; round++)
+		for (int j = 0; j < COUNTER_KINDS; j++) {
+			int k = (j + round) % COUNTER_KINDS;
+
+			ns[k][round] = counter_available(k, nthreads) ?
+				counter_ns_per_increment(k, nthreads, counter_increments) : -1;
+		}
+	for (int k = 0; k < COUNTER_KINDS; k++) {
+		qsort(ns[k], (size_t)rounds, sizeof(double), compare_doubles);
+		if (k == COUNTER_EMPTY) {
+			empty_median = ns[k][rounds / 2];
+			empty_best = ns[k][0];
+		}
+		r->counter_ns[k][t] = ns[k][0] < 0 ? -1 : ns[k][rounds / 2] - empty_median;
+		r->counter_best[k][t] = ns[k][0] < 0 ? -1 : ns[k][0] - empty_best;
+	}
+}
+
 static int pin_to_first_cpu(void)
 {
 	cpu_set_t one;
@@ -309,7 +353,7 @@ static int pin_to_first_cpu(void)
 int main(int argc, char **argv)
 {
 	static struct forced_result forced[NFORCED];
-	static struct bench_result reading[16], loops[LOOPS_MAX];
+	static struct bench_result reading[16], loops[LOOPS_MAX], one_thread[COUNTER_KINDS];
 	struct report r = { .forced_count = 0 };
 	enum { TEXT, JSON, CSV } format = TEXT;
 	const char *csv_file = NULL;
@@ -319,6 +363,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--quick") == 0) {
 			cfg.runs = 51;
 			counter_increments = 100000;
+			counter_rounds = 3;
 			first_call_threads = 20;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			format = JSON;
@@ -364,6 +409,8 @@ int main(int argc, char **argv)
 		rf->syscall = forced[i].syscall;
 		rf->miss = forced[i].miss;
 		rf->hit = forced[i].hit;
+		rf->counter = forced[i].counter;
+		rf->shard = forced[i].shard;
 	}
 
 	/* Table 1, in this process as configured by its environment. */
@@ -405,16 +452,20 @@ int main(int argc, char **argv)
 	first_call(&r.first_fastcpu, once_fastcpu_sched_getcpu);
 	first_call(&r.first_glibc, once_glibc_sched_getcpu);
 
-	/* Table 4 wants threads free to spread over the CPUs. */
+	/* Table 4, one thread, pinned: each increment timed as the reads are. */
+	counters_init();
+	for (int k = 0; k < COUNTER_KINDS; k++)
+		if (counter_available(k, 1))
+			one_thread[r.counter_one_count++] =
+				CASE(counter_names[k], counter_measure_loops[k]);
+	bench_measure(one_thread, r.counter_one_count, &cfg);
+	r.counter_one = one_thread;
+
+	/* Table 4 with threads, free to spread over the CPUs. */
 	sched_setaffinity(0, sizeof(allowed), &allowed);
-	for (int t = 1; t <= 2 * r.machine.cpus && r.thread_counts < REPORT_MAX_THREAD_COUNTS;
-	     t *= 2) {
-		r.threads[r.thread_counts] = t;
-		for (int k = 0; k < COUNTER_KINDS; k++)
-			r.counter_ns[k][r.thread_counts] =
-				counter_ns_per_increment(k, t, counter_increments);
-		r.thread_counts++;
-	}
+	for (int t = 1; (t <= 8 || t <= 2 * r.machine.cpus) &&
+	     r.thread_counts < REPORT_MAX_THREAD_COUNTS; t *= 2)
+		counter_threads(&r, t);
 
 	restricted_counter(&r.restricted, counter_increments);
 

@@ -50,6 +50,36 @@ static void spread(struct target *t, const struct bench_result *a,
 	t->high = (a->q3_ns + e) / (b->q1_ns + e);
 }
 
+static const struct bench_result *find_counter(const struct report *r, enum counter_kind k)
+{
+	for (int i = 0; i < r->counter_one_count; i++)
+		if (strcmp(r->counter_one[i].name, counter_names[k]) == 0)
+			return &r->counter_one[i];
+	return NULL;
+}
+
+/* The forced run of backend with the cache off, if it bound that. */
+static const struct report_forced *forced_run(const struct report *r, const char *backend)
+{
+	for (int i = 0; i < r->forced_count; i++)
+		if (strcmp(r->forced[i].backend, backend) == 0 &&
+		    strcmp(r->forced[i].cache, "off") == 0 &&
+		    strcmp(r->forced[i].bound, backend) == 0)
+			return &r->forced[i];
+	return NULL;
+}
+
+/* Table 4's median with nthreads threads, or -1. */
+static double counter_at(const struct report *r, enum counter_kind k, int nthreads)
+{
+	for (int t = 0; t < r->thread_counts; t++)
+		if (r->threads[t] == nthreads)
+			return r->counter_ns[k][t];
+	return -1;
+}
+
+#define MAX_TARGETS 8
+
 static int targets(const struct report *r, struct target *t)
 {
 	const struct bench_result *empty = &r->reading[0];
@@ -78,6 +108,33 @@ static int targets(const struct report *r, struct target *t)
 			      (bare->best_ns + empty->best_ns) : -1,
 		1.2, -1, -1 };
 	spread(&t[n - 1], inl, bare, empty->median_ns);
+
+	const struct bench_result *add = find_counter(r, COUNTER_PERCPU_RSEQ);
+	const struct bench_result *shard = find_counter(r, COUNTER_PERCPU_FASTCPU);
+	const struct bench_result *reference = find_counter(r, COUNTER_REFERENCE);
+	double one = counter_at(r, COUNTER_PERCPU_RSEQ, 1);
+	double crowded = counter_at(r, COUNTER_PERCPU_RSEQ, 2 * r->machine.cpus);
+
+	t[n++] = (struct target){ "fastcpu_counter_add() / atomic add on own shard",
+		ratio(add, shard), best_ratio(add, shard), 0.35, -1, -1 };
+	spread(&t[n - 1], add, shard, 0);
+	t[n++] = (struct target){ "fastcpu_counter_add() / librseq-shaped reference",
+		ratio(add, reference), best_ratio(add, reference), 1.2, -1, -1 };
+	spread(&t[n - 1], add, reference, 0);
+	t[n++] = (struct target){ "fastcpu_counter_add(), 2x CPUs threads / 1 thread",
+		one > 0 && crowded > 0 ? crowded / one : -1, -1, 1.3, -1, -1 };
+	for (int i = 0; i < 2; i++) {
+		static const char *const names[2] = {
+			"forced vdso: counter add / atomic add on own shard",
+			"forced syscall: counter add / atomic add on own shard",
+		};
+		const struct report_forced *f = forced_run(r, i ? "syscall" : "vdso");
+
+		t[n++] = (struct target){ names[i], f ? ratio(&f->counter, &f->shard) : -1,
+			f ? best_ratio(&f->counter, &f->shard) : -1, 1.0, -1, -1 };
+		if (f)
+			spread(&t[n - 1], &f->counter, &f->shard, 0);
+	}
 	return n;
 }
 
@@ -218,16 +275,49 @@ static void text_generic(const struct report *r, FILE *out)
 
 static void text_counters(const struct report *r, FILE *out)
 {
-	fprintf(out, "\nTable 4: counter increments (seed 001), ns per increment per thread\n%-38s",
-		"");
-	for (int t = 0; t < r->thread_counts; t++)
-		fprintf(out, " %7d thr", r->threads[t]);
-	fputc('\n', out);
-	for (int k = 0; k < COUNTER_KINDS; k++) {
-		fprintf(out, "%-38s", counter_names[k]);
-		for (int t = 0; t < r->thread_counts; t++)
-			fprintf(out, " %11.2f", r->counter_ns[k][t]);
+	const struct bench_result *shard = find_counter(r, COUNTER_PERCPU_FASTCPU);
+
+	fprintf(out, "\nTable 4: counter increments (seed 001). One thread, pinned, %d runs\n"
+		"interleaved; ns per increment, empty loop subtracted\n", r->machine.runs);
+	fprintf(out, "%-44s %8s %8s  %s\n", "", "best ns", "median",
+		"median / atomic add on own shard");
+	for (int i = 1; i < r->counter_one_count; i++) {
+		const struct bench_result *b = &r->counter_one[i];
+
+		fprintf(out, "%-44s ", b->name);
+		print_ns(out, b);
+		if (shard)
+			fprintf(out, "  %6.2fx", ratio(b, shard));
 		fputc('\n', out);
+	}
+	fprintf(out, "\nWith threads, free to migrate: the CPU time of each thread per\n"
+		"increment, ns, median of the rounds, empty loop subtracted\n%-44s", "");
+	for (int t = 0; t < r->thread_counts; t++)
+		fprintf(out, " %6d thr", r->threads[t]);
+	fputc('\n', out);
+	for (int k = 1; k < COUNTER_KINDS; k++) {
+		fprintf(out, "%-44s", counter_names[k]);
+		for (int t = 0; t < r->thread_counts; t++)
+			if (r->counter_ns[k][t] < 0)
+				fprintf(out, " %10s", "n.a.");
+			else
+				fprintf(out, " %10.2f", r->counter_ns[k][t]);
+		fputc('\n', out);
+	}
+	fprintf(out, "\nWhere a fallback serves (each backend forced, one process each): the\n"
+		"per-CPU add against an atomic add on the shard fastcpu_current_cpu() names\n");
+	fprintf(out, "%-16s %-16s %17s %17s  %s\n", "forced", "bound", "counter add",
+		"atomic on shard", "ratio");
+	for (int i = 0; i < r->forced_count; i++) {
+		const struct report_forced *f = &r->forced[i];
+		char forced[40];
+
+		if (f->bound[0] == '\0' || strcmp(f->bound, "not on this machine") == 0)
+			continue;
+		snprintf(forced, sizeof(forced), "%s cache=%s", f->backend, f->cache);
+		fprintf(out, "%-16s %-16s %8.2f/%-8.2f %8.2f/%-8.2f  %5.2fx\n", forced, f->bound,
+			f->counter.best_ns, f->counter.median_ns, f->shard.best_ns,
+			f->shard.median_ns, ratio(&f->counter, &f->shard));
 	}
 }
 
@@ -276,7 +366,7 @@ static void text_restricted(const struct report *r, FILE *out)
 
 void report_text(const struct report *r, FILE *out)
 {
-	struct target t[4];
+	struct target t[MAX_TARGETS];
 	int n = targets(r, t);
 
 	fprintf(out, "fastcpu-bench: %s, %d CPUs; %s; %s (rseq %s)\n",
@@ -322,7 +412,7 @@ static void json_result(FILE *out, const char *key, const struct bench_result *b
 
 void report_json(const struct report *r, FILE *out)
 {
-	struct target t[4];
+	struct target t[MAX_TARGETS];
 	int n = targets(r, t);
 
 	fprintf(out, "{\n  \"machine\": {\"cpu\": \"%s\", \"cpus\": %d, \"kernel\": \"%s\", "
@@ -350,6 +440,7 @@ void report_json(const struct report *r, FILE *out)
 			{ "sched_getcpu", &f->sched }, { "getcpu_generic", &f->generic },
 			{ "getcpu", &f->getcpu }, { "glibc_sched_getcpu", &f->glibc },
 			{ "syscall", &f->syscall }, { "miss", &f->miss }, { "hit", &f->hit },
+			{ "counter_add", &f->counter }, { "own_shard_atomic", &f->shard },
 		};
 
 		fprintf(out, "%s\n    {\"backend\": \"%s\", \"cache\": \"%s\", \"bound\": \"%s\"",
@@ -360,11 +451,16 @@ void report_json(const struct report *r, FILE *out)
 		}
 		fputc('}', out);
 	}
-	fprintf(out, "\n  ],\n  \"counters\": {\"threads\": [");
+	fprintf(out, "\n  ],\n  \"counters_one_thread\": {");
+	for (int i = 1; i < r->counter_one_count; i++) {
+		fprintf(out, "%s\n    ", i > 1 ? "," : "");
+		json_result(out, r->counter_one[i].name, &r->counter_one[i]);
+	}
+	fprintf(out, "\n  },\n  \"counters\": {\"threads\": [");
 	for (int i = 0; i < r->thread_counts; i++)
 		fprintf(out, "%s%d", i ? ", " : "", r->threads[i]);
 	fprintf(out, "]");
-	for (int k = 0; k < COUNTER_KINDS; k++) {
+	for (int k = 1; k < COUNTER_KINDS; k++) {
 		fprintf(out, ",\n    \"%s\": [", counter_names[k]);
 		for (int i = 0; i < r->thread_counts; i++)
 			fprintf(out, "%s%.3f", i ? ", " : "", r->counter_ns[k][i]);
@@ -405,8 +501,12 @@ void report_csv(const struct report *r, FILE *out)
 	for (int i = 0; i < r->forced_count; i++)
 		fprintf(out, "forced,\"%s\",0,%.3f,%.3f\n", r->forced[i].bound,
 			r->forced[i].sched.best_ns, r->forced[i].sched.median_ns);
-	for (int k = 0; k < COUNTER_KINDS; k++)
+	for (int i = 1; i < r->counter_one_count; i++)
+		fprintf(out, "counters,\"%s\",0,%.3f,%.3f\n", r->counter_one[i].name,
+			r->counter_one[i].best_ns, r->counter_one[i].median_ns);
+	for (int k = 1; k < COUNTER_KINDS; k++)
 		for (int t = 0; t < r->thread_counts; t++)
-			fprintf(out, "counters,\"%s\",%d,,%.3f\n", counter_names[k],
-				r->threads[t], r->counter_ns[k][t]);
+			if (r->counter_ns[k][t] >= 0)
+				fprintf(out, "counters,\"%s\",%d,%.3f,%.3f\n", counter_names[k],
+					r->threads[t], r->counter_best[k][t], r->counter_ns[k][t]);
 }

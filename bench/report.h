@@ -29,6 +29,7 @@ struct report_forced {
 	const char *backend, *cache;
 	char bound[32];
 	struct bench_result sched, generic, getcpu, glibc, syscall, miss, hit;
+	struct bench_result counter, shard;	/* fastcpu_counter_add, atomic */
 };
 
 /* A sharded counter in a process restricted to some of the CPUs. */
@@ -54,8 +55,13 @@ struct report {
 	struct report_restricted restricted;
 	struct report_forced forced[REPORT_MAX_FORCED];
 	int forced_count;
+	struct bench_result *counter_one;	/* table 4, one thread; [0] empty */
+	int counter_one_count;
 	int threads[REPORT_MAX_THREAD_COUNTS], thread_counts;
+	/* table 4 with threads: CPU ns per increment, median and best of the
+	 * rounds, the empty loop's subtracted; -1 where not run */
 	double counter_ns[COUNTER_KINDS][REPORT_MAX_THREAD_COUNTS];
+	double counter_best[COUNTER_KINDS][REPORT_MAX_THREAD_COUNTS];
 };
 
 void report_text(const struct report *r, FILE *out);

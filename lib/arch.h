@@ -7,8 +7,6 @@
 
 /*
  * Each arch/ file defines what its architecture has:
- *   FASTCPU_RSEQ_SIG        the rseq signature glibc and the kernel selftests
- *                           use on that architecture;
  *   FASTCPU_VDSO_GETCPU     the vDSO symbol name and FASTCPU_VDSO_VERSION its
  *                           version, where the kernel has a vDSO getcpu;
  *   FASTCPU_VDSO_CLOCK_GETTIME and FASTCPU_VDSO_CLOCK_VERSION likewise for
@@ -50,9 +48,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifndef FASTCPU_RSEQ_SIG
-# define FASTCPU_RSEQ_SIG 0x53053053
-#endif
 
 #ifndef FASTCPU_HAVE_RDPID
 # define FASTCPU_HAVE_RDPID 0

@@ -27,4 +27,5 @@ const struct fastcpu_backend fastcpu_backend_syscall = {
 	.name = "syscall",
 	.cpu = syscall_cpu,
 	.cpu_node = syscall_cpu_node,
+	.may_fail = true,
 };

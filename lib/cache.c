@@ -94,8 +94,8 @@ static inline int cached_cpu(const struct fastcpu_backend *base)
 }
 
 /* One cached variant per base backend, so no call goes through two
- * pointers. */
-#define CACHED_BACKEND(base)						\
+ * pointers; it may fail where its base may. */
+#define CACHED_BACKEND(base, may_fail_)						\
 	static int cached_##base##_cpu(void)				\
 	{								\
 		return cached_cpu(&fastcpu_backend_##base);		\
@@ -108,11 +108,12 @@ static inline int cached_cpu(const struct fastcpu_backend *base)
 		.name = #base "+cache",					\
 		.cpu = cached_##base##_cpu,				\
 		.cpu_node = cached_##base##_cpu_node,			\
+		.may_fail = may_fail_,					\
 	}
 
-CACHED_BACKEND(rdpid);
-CACHED_BACKEND(vdso);
-CACHED_BACKEND(syscall);
+CACHED_BACKEND(rdpid, false);
+CACHED_BACKEND(vdso, false);
+CACHED_BACKEND(syscall, true);
 
 const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b)
 {

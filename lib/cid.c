@@ -14,40 +14,31 @@
  * CPU, with transitions in between), this contract has not; the bits it
  * uses for its own bookkeeping never reach the area.
  *
- * One source for the whole process, decided once, when first asked
- * (cpu-id.c): mm_cid if the kernel keeps it and the asking thread reads an
- * rseq area, else the CPU number. A thread that has no area in an mm_cid
- * process (rseq refused to it by a sandbox installed since, a librseq area
- * not registered there yet) still holds an mm_cid in the kernel but cannot
- * read it: it gets its CPU number plus the number of possible CPUs, in a
- * range no mm_cid reaches, and the limit is twice that number.
+ * A thread that reads an rseq area gets its mm_cid, or its CPU number
+ * where the kernel keeps none. A thread that reads none (no rseq, a sandbox
+ * refused it, a librseq area not registered there yet) may still hold an
+ * mm_cid in the kernel but cannot read it: it gets its CPU number plus the
+ * number of possible CPUs, in a range no id of a thread with an area
+ * reaches, and the limit is twice that number. The per-CPU operations
+ * (percpu.c) rest on that split: the lower half is only ever changed in
+ * critical sections, the upper half only by atomic instructions.
  */
 FASTCPU_EXPORT int fastcpu_cid_limit(void)
 {
-	enum fastcpu_cid_source s;
-
-	fastcpu_attach_calling_thread();
-	s = fastcpu_cid_source();
-	return s == FASTCPU_CID_MM_CID ? 2 * fastcpu_possible_cpus() :
-					 fastcpu_possible_cpus();
+	return 2 * fastcpu_possible_cpus();
 }
 
 FASTCPU_EXPORT int fastcpu_cid(void)
 {
-	enum fastcpu_cid_source s;
 	const volatile int *ref;
 	int cpu;
 
 	fastcpu_attach_calling_thread();
-	s = fastcpu_cid_source();
 	ref = fastcpu_cpu_id_ref;
-	cpu = *ref;
-	if (cpu >= 0)
-		return s == FASTCPU_CID_MM_CID ? (int)fastcpu_area_of(ref)->mm_cid : cpu;
+	if (*ref >= 0)
+		return *fastcpu_cid_word(ref);
 	/* No area here: the fallback's answer, never a cached one (the CPU
 	 * a thread ran on a moment ago may be another's now). */
 	cpu = fastcpu_uncached_fallback()->cpu();
-	if (cpu < 0 || s != FASTCPU_CID_MM_CID)
-		return cpu;
-	return cpu + fastcpu_possible_cpus();
+	return cpu < 0 ? cpu : cpu + fastcpu_possible_cpus();
 }

@@ -21,7 +21,7 @@
  * anchor itself, until published, then fixed for good, because a program's
  * compiler keeps the address in a register across a loop. <fastcpu.h>'s
  * inline reads use it, and the node and cid words at their distances from
- * it, published once each is known to be kept up to date.
+ * it, published with it.
  *
  * The rule: in every thread, either way, a non-negative value is the cpu_id
  * the kernel keeps for that thread, and a negative one (the anchor, a
@@ -49,36 +49,28 @@ void fastcpu_thread_reads(const volatile int *cpu_id)
 	fastcpu_cpu_id_ref = cpu_id ? cpu_id : &no_rseq;
 }
 
-/* The concurrency ids' source for the process (cid.c): 0 until decided. */
-static int cid_source;
-
 static ptrdiff_t from_anchor(const volatile void *at)
 {
 	return (const volatile char *)at - (const volatile char *)&fastcpu_tls_anchor;
 }
 
-/* The node_id and mm_cid words, once each is known to be kept up to date:
- * node_id where the kernel maintains it (else the out-of-line getcpu()
- * reads the sysfs table), mm_cid or cpu_id as the concurrency id decided.
- * Safe to repeat: each store writes the one value it can have. Sequentially
- * consistent with that decision, so whichever of the two comes second
- * publishes the cid word. */
+/* The node_id word where the kernel maintains it (else the out-of-line
+ * getcpu() reads the sysfs table), and the concurrency id's word: mm_cid
+ * where the kernel keeps it, else cpu_id. Safe to repeat: each store
+ * writes the one value it can have. */
 static void publish_derived(ptrdiff_t cpu_id)
 {
 	const ptrdiff_t to_node = offsetof(struct fastcpu_rseq_abi, node_id) -
 				  offsetof(struct fastcpu_rseq_abi, cpu_id);
 	const ptrdiff_t to_cid = offsetof(struct fastcpu_rseq_abi, mm_cid) -
 				 offsetof(struct fastcpu_rseq_abi, cpu_id);
-	int cid = __atomic_load_n(&cid_source, __ATOMIC_SEQ_CST);
+	struct fastcpu_rseq_kernel k = fastcpu_rseq_kernel();
 
-	if (fastcpu_rseq_kernel().node_id)
+	if (k.node_id)
 		__atomic_store_n(&fastcpu_node_id_offset, cpu_id + to_node,
 				 __ATOMIC_RELAXED);
-	if (cid == FASTCPU_CID_MM_CID)
-		__atomic_store_n(&fastcpu_cid_offset, cpu_id + to_cid,
-				 __ATOMIC_RELAXED);
-	else if (cid == FASTCPU_CID_CPU)
-		__atomic_store_n(&fastcpu_cid_offset, cpu_id, __ATOMIC_RELAXED);
+	__atomic_store_n(&fastcpu_cid_offset, k.mm_cid ? cpu_id + to_cid : cpu_id,
+			 __ATOMIC_RELAXED);
 }
 
 bool fastcpu_publish_cpu_id(const volatile int *cpu_id)
@@ -89,25 +81,4 @@ bool fastcpu_publish_cpu_id(const volatile int *cpu_id)
 		return false;
 	publish_derived(mine);
 	return true;
-}
-
-/*
- * mm_cid if the kernel keeps it and the calling thread (attached) reads an
- * area, else the CPU number; the first decision is kept, and the cid word
- * published if the cpu_id word already is.
- */
-enum fastcpu_cid_source fastcpu_cid_source(void)
-{
-	int s = __atomic_load_n(&cid_source, __ATOMIC_ACQUIRE);
-	ptrdiff_t cpu_id;
-
-	if (likely(s != 0))
-		return s;
-	s = fastcpu_once_offer(&cid_source,
-			       *fastcpu_cpu_id_ref >= 0 && fastcpu_rseq_kernel().mm_cid ?
-			       FASTCPU_CID_MM_CID : FASTCPU_CID_CPU);
-	cpu_id = __atomic_load_n(&fastcpu_cpu_id_offset, __ATOMIC_SEQ_CST);
-	if (cpu_id != 0)
-		publish_derived(cpu_id);
-	return s;
 }

@@ -148,7 +148,7 @@ static const ElfW(Sym) *gnu_lookup(const struct fastcpu_elf *e, const char *name
 		return NULL;
 	for (const char *c = name; *c; c++)
 		h = h * 33 + (unsigned char)*c;
-	bloom = (const ElfW(Addr) *)(header + 4);
+	bloom = (const ElfW(Addr) *)(const void *)(header + 4);
 	word = ENTRY(e, bloom, (h / bits) % nbloom);
 	mask = (ElfW(Addr))1 << (h % bits) | (ElfW(Addr))1 << ((h >> shift) % bits);
 	if (word == NULL || (*word & mask) != mask)

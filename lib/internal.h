@@ -15,6 +15,7 @@
 
 #include "arch.h"
 #include "private.h"
+#include "rseq-abi.h"
 
 #define FASTCPU_EXPORT	__attribute__((visibility("default")))
 #define likely(x)	__builtin_expect(!!(x), 1)
@@ -81,11 +82,12 @@ void fastcpu_program_area_release(const struct fastcpu_program_owner *o);
  * returns the CPU or -1 with errno set as the kernel set it; cpu_node()
  * serves getcpu() and stores a consistent pair (both pointers non-NULL),
  * returning 0 or -1 with errno set. Both are async-signal-safe and leave
- * errno alone on success. */
+ * errno alone on success; only a system call can fail. */
 struct fastcpu_backend {
 	const char *name;
 	int (*cpu)(void);
 	int (*cpu_node)(unsigned int *cpu, unsigned int *node);
+	bool may_fail;
 };
 
 /* What the process uses, chosen once on first use from the settings. */
@@ -135,10 +137,6 @@ void fastcpu_thread_reads(const volatile int *cpu_id);
  * same offset from its anchor), with the node and cid words it implies;
  * false if another one was published before. */
 bool fastcpu_publish_cpu_id(const volatile int *cpu_id);
-/* The concurrency ids' source for the process, decided on first use by the
- * calling thread, which has attached. */
-enum fastcpu_cid_source { FASTCPU_CID_CPU = 1, FASTCPU_CID_MM_CID };
-enum fastcpu_cid_source fastcpu_cid_source(void);
 
 /* ---- mechanisms --------------------------------------------------------- */
 
@@ -202,8 +200,16 @@ struct fastcpu_rseq_kernel {
 	bool mm_cid;
 };
 struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void);
-/* CPU numbers are below this (the kernel's nr_cpu_ids). */
-int fastcpu_possible_cpus(void);
+/* CPU numbers are below this (the kernel's nr_cpu_ids): counted once,
+ * read inline where a fallback answers every call. */
+extern int fastcpu_possible_cpus_word;
+int fastcpu_count_possible_cpus(void);
+static inline int fastcpu_possible_cpus(void)
+{
+	int n = __atomic_load_n(&fastcpu_possible_cpus_word, __ATOMIC_ACQUIRE);
+
+	return likely(n != 0) ? n : fastcpu_count_possible_cpus();
+}
 
 /* Calls fn(i, arg) for each number of a sysfs list ("0-3,8"), read from fd
  * or from the file at path (cpulist.c). */
@@ -232,6 +238,14 @@ enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
 static inline void *fastcpu_thread_at(ptrdiff_t offset)
 {
 	return (char *)fastcpu_arch_thread_pointer() + offset;
+}
+
+/* The word a thread with an area indexes by (cid.c, percpu.c): mm_cid where
+ * the kernel keeps it, else cpu_id, as <fastcpu.h> publishes it. */
+static inline const volatile int *fastcpu_cid_word(const volatile int *cpu_id)
+{
+	return fastcpu_rseq_kernel().mm_cid ?
+	       (const volatile int *)&fastcpu_area_of(cpu_id)->mm_cid : cpu_id;
 }
 
 #endif /* FASTCPU_INTERNAL_H */

@@ -91,9 +91,9 @@ static int count_possible_cpus(void)
 	return FASTCPU_MAX_CPUS;
 }
 
-int fastcpu_possible_cpus(void)
-{
-	static int count;
+int fastcpu_possible_cpus_word;
 
-	return fastcpu_once(&count, count_possible_cpus());
+int fastcpu_count_possible_cpus(void)
+{
+	return fastcpu_once(&fastcpu_possible_cpus_word, count_possible_cpus());
 }

@@ -32,7 +32,7 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
 long fastcpu_rseq_call(volatile void *area, unsigned long length, int flags)
 {
 	return fastcpu_raw_syscall_errno(__NR_rseq, (long)(uintptr_t)area,
-					 (long)length, flags, (long)FASTCPU_RSEQ_SIG);
+					 (long)length, flags, (long)FASTCPU_RSEQ_SIGNATURE);
 }
 
 /* getauxval() sets ENOENT for an entry the kernel did not pass (no vDSO

@@ -26,6 +26,7 @@ int main(void)
 	srunner_add_suite(sr, suite_reliability());
 	srunner_add_suite(sr, suite_host());
 	srunner_add_suite(sr, suite_fastpath());
+	srunner_add_suite(sr, suite_percpu());
 	if (test_respawned()) {
 		srunner_free(sr);
 		return test_run_respawned();

@@ -10,6 +10,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +62,28 @@ long test_scaled(long n)
 bool test_instrumented(void)
 {
 	return getenv("FASTCPU_TEST_INSTRUMENTED") != NULL;
+}
+
+void test_signal_every(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
+	const char *us = getenv("FASTCPU_TEST_SIGNAL_US");
+	struct itimerval every = { { 0, 50 }, { 0, 50 } };
+
+	/* Where a handler takes longer than the period (s390x under TCG), the
+	 * thread would only ever run handlers: FASTCPU_TEST_SIGNAL_US widens it. */
+	if (us != NULL)
+		every.it_interval.tv_usec = every.it_value.tv_usec = atol(us);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+}
+
+void test_signal_stop(void)
+{
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
 }
 
 double test_now_ms(void)

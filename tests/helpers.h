@@ -59,6 +59,11 @@ bool test_instrumented(void);
 long test_scaled(long n);
 /* CLOCK_MONOTONIC in milliseconds, for tests that wait with a deadline. */
 double test_now_ms(void);
+/* A SIGALRM every 50 us (FASTCPU_TEST_SIGNAL_US) to whichever thread
+ * runs, handled by handler (SA_RESTART); and its end. */
+void test_signal_every(void (*handler)(int));
+void test_signal_stop(void);
+
 /* Whether this process could install a seccomp filter (not under qemu-user). */
 bool test_seccomp_works(void);
 
@@ -90,5 +95,6 @@ Suite *suite_faults(void);
 Suite *suite_reliability(void);
 Suite *suite_host(void);
 Suite *suite_fastpath(void);
+Suite *suite_percpu(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "fastcpu.h"
 #include "rseq_owner.h"
 
 /*
@@ -30,8 +31,8 @@
  *   registration, beside rseq_register_current_thread; the abort as above.
  */
 /* librseq's and glibc's signature, which every user of a shared area must
- * register and check with (the library's arch headers spell it). */
-#define RSEQ_OWNER_SIG	FASTCPU_RSEQ_SIG
+ * register and check with (<fastcpu/rseq.h> spells it). */
+#define RSEQ_OWNER_SIG	FASTCPU_RSEQ_SIGNATURE
 
 struct rseq_owner_area {
 	uint32_t cpu_id_start;

@@ -136,19 +136,10 @@ static void on_alarm(int sig)
  * errno kept. */
 START_TEST(signals_during_first_calls)
 {
-	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
-	struct itimerval every = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
 	int enough = test_instrumented() ? 10 : 100;
 	double start, last;
 
-	/* Where a handler takes longer than the period (s390x under TCG), the
-	 * thread would only ever run handlers: FASTCPU_TEST_SIGNAL_US widens it. */
-	if (getenv("FASTCPU_TEST_SIGNAL_US") != NULL)
-		every.it_interval.tv_usec = every.it_value.tv_usec =
-			atol(getenv("FASTCPU_TEST_SIGNAL_US"));
-	sigemptyset(&sa.sa_mask);
-	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
-	ck_assert_int_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+	test_signal_every(on_alarm);
 	/* At least the planned time, and on until enough signals landed: a
 	 * loaded machine delivers fewer than one per 50 us. */
 	start = test_now_ms();
@@ -161,7 +152,7 @@ START_TEST(signals_during_first_calls)
 		last = test_now_ms();
 	} while (last - start < (double)test_scaled(10) * 100 ||
 		 (handler_calls < enough && last - start < 60000));
-	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	test_signal_stop();
 	ck_assert_int_ge(handler_calls, enough);
 	ck_assert_int_eq(handler_wrong, 0);
 	ck_assert_int_eq(wrong, 0);

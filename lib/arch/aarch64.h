@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 
-#define FASTCPU_RSEQ_SIG	0xd428bc00	/* BRK #0x45E0 */
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"
 #define FASTCPU_VDSO_CLOCK_VERSION	"LINUX_2.6.39"
 

@@ -6,7 +6,6 @@
 # error "include arch.h, not arch/loongarch.h"
 #endif
 
-#define FASTCPU_RSEQ_SIG	0x002a0010	/* break 0x10 */
 #define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_5.10"
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"

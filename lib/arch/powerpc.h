@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 
-#define FASTCPU_RSEQ_SIG	0x0fe5000b	/* twui r5, 11 */
 #define FASTCPU_VDSO_GETCPU	"__kernel_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_2.6.15"
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"

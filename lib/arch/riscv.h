@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 
-#define FASTCPU_RSEQ_SIG	0xf1401073	/* csrr mhartid, x0 */
 /* No FASTCPU_VDSO_GETCPU: the riscv vDSO's __vdso_getcpu is the system call
  * itself (li a7, __NR_getcpu; ecall), so the cached syscall beats it. */
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"

@@ -6,7 +6,6 @@
 # error "include arch.h, not arch/s390.h"
 #endif
 
-#define FASTCPU_RSEQ_SIG	0xb2ff0fff	/* trap4 */
 #define FASTCPU_VDSO_GETCPU	"__kernel_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_2.6.29"
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__kernel_clock_gettime"

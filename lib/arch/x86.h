@@ -9,7 +9,6 @@
 #include <cpuid.h>
 #include <stdbool.h>
 
-#define FASTCPU_RSEQ_SIG	0x53053053
 #define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_2.6"
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* include/fastcpu/rseq-ppc64.h: the critical sections on ppc64el (ELFv2). */
+
+#ifndef FASTCPU_RSEQ_H
+# error "include <fastcpu.h>, not <fastcpu/rseq-ppc64.h>"
+#endif
+
+#define FASTCPU_RSEQ_INLINE 1
+
+/* Labels: 3 the descriptor, 1 to 2 the sequence, 4 the abort handler, in
+ * section __rseq_failure behind the signature, the instruction twui r5,11.
+ * The descriptor's address is taken from the code's own (bcl 20,31, the
+ * form the branch predictor does not count as a call): position-independent
+ * without the TOC. r9 to r11 are the scratch. Address operands use "b": r0
+ * as a base register reads as 0. The sequence begins by checking that the
+ * index it was given is still the thread's (a conditional branch reaches
+ * 32 KiB: an unconditional one leaves). */
+#define FASTCPU_PPC_SEQUENCE_(body, after)				\
+	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n3:\n\t"		\
+	".long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t.popsection\n\t"	\
+	"bcl 20, 31, 5f\n5:\n\tmflr %%r9\n\t"				\
+	"addis %%r9, %%r9, (3b - 5b)@ha\n\t"				\
+	"addi %%r9, %%r9, (3b - 5b)@l\n\t"				\
+	"std %%r9, 4(%[cpu_at])\n"					\
+	"1:\n\tlwz %%r10, 0(%[index_at])\n\tcmpw %%r10, %[index]\n\t"	\
+	"beq+ 6f\n\tb %l[moved]\n6:\n\t" body				\
+	"2:\n\t" after "li %%r9, 0\n\tstd %%r9, 4(%[cpu_at])\n\t"	\
+	".pushsection __rseq_failure, \"ax\"\n\t.long " FASTCPU_RSEQ_SIGNATURE_ \
+	"\n4:\n\tb %l[aborted]\n\t.popsection\n"
+
+static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
+					const volatile int *index_at, int index,
+					long *slot, long value)
+{
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
+			"ld %%r11, 0(%[slot])\n\t"
+			"add %%r11, %%r11, %[value]\n\t"
+			"std %%r11, 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
+		       [index] "r"(index), [slot] "b"(slot), [value] "r"(value)
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"
+		     : aborted, moved);
+	return 0;
+aborted:
+	return -1;
+moved:
+	return 1;
+}
+
+static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
+					     const volatile int *index_at,
+					     int index, intptr_t *slot,
+					     intptr_t expect, intptr_t newv,
+					     intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
+			"ld %%r11, 0(%[slot])\n\t"
+			"std %%r11, 0(%[seen])\n\t"
+			"cmpd %%r11, %[expect]\n\t"
+			"bne- 2f\n\t"
+			"std %[newv], 0(%[slot])\n",
+			"lwsync\n\t")
+		     : /* no outputs */
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
+		       [index] "r"(index), [slot] "b"(slot),
+		       [expect] "r"(expect), [newv] "r"(newv), [seen] "b"(seen)
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"
+		     : aborted, moved);
+	return 0;
+aborted:
+	return -1;
+moved:
+	return 1;
+}
+
+static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
+					const volatile int *index_at, int index,
+					intptr_t *slot, size_t offset,
+					intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
+			"ld %%r11, 0(%[slot])\n\t"
+			"std %%r11, 0(%[seen])\n\t"
+			"cmpdi %%r11, 0\n\t"
+			"beq- 2f\n\t"
+			"ldx %%r11, %%r11, %[offset]\n\t"
+			"std %%r11, 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
+		       [index] "r"(index), [slot] "b"(slot),
+		       [offset] "r"(offset), [seen] "b"(seen)
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"
+		     : aborted, moved);
+	return 0;
+aborted:
+	return -1;
+moved:
+	return 1;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* include/fastcpu/rseq-s390x.h: the critical sections on s390x. */
+
+#ifndef FASTCPU_RSEQ_H
+# error "include <fastcpu.h>, not <fastcpu/rseq-s390x.h>"
+#endif
+
+#define FASTCPU_RSEQ_INLINE 1
+
+/* Labels: 3 the descriptor, 1 to 2 the sequence, 4 the abort handler, in
+ * section __rseq_failure behind the signature, the instruction trap4. r0
+ * and r1 are the scratch; address operands use "a" (r0 is no base
+ * register). The sequence begins by checking that the index it was given is
+ * still the thread's. s390x orders loads after the commit's store itself. */
+#define FASTCPU_S390_SEQUENCE_(body)					\
+	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n3:\n\t"		\
+	".long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t.popsection\n\t"	\
+	"larl %%r0, 3b\n\tstg %%r0, 4(%[cpu_at])\n"			\
+	"1:\n\tc %[index], 0(%[index_at])\n\tjgne %l[moved]\n\t" body	\
+	"2:\n\tlghi %%r0, 0\n\tstg %%r0, 4(%[cpu_at])\n\t"		\
+	".pushsection __rseq_failure, \"ax\"\n\t.long " FASTCPU_RSEQ_SIGNATURE_ \
+	"\n4:\n\tjg %l[aborted]\n\t.popsection\n"
+
+static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
+					const volatile int *index_at, int index,
+					long *slot, long value)
+{
+	__asm__ goto(FASTCPU_S390_SEQUENCE_(
+			"lg %%r0, 0(%[slot])\n\t"
+			"agr %%r0, %[value]\n\t"
+			"stg %%r0, 0(%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
+		       [index] "d"(index), [slot] "a"(slot), [value] "d"(value)
+		     : "memory", "cc", "r0"
+		     : aborted, moved);
+	return 0;
+aborted:
+	return -1;
+moved:
+	return 1;
+}
+
+static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
+					     const volatile int *index_at,
+					     int index, intptr_t *slot,
+					     intptr_t expect, intptr_t newv,
+					     intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_S390_SEQUENCE_(
+			"lg %%r0, 0(%[slot])\n\t"
+			"stg %%r0, 0(%[seen])\n\t"
+			"cgr %%r0, %[expect]\n\t"
+			"jne 2f\n\t"
+			"stg %[newv], 0(%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
+		       [index] "d"(index), [slot] "a"(slot),
+		       [expect] "d"(expect), [newv] "d"(newv), [seen] "a"(seen)
+		     : "memory", "cc", "r0"
+		     : aborted, moved);
+	return 0;
+aborted:
+	return -1;
+moved:
+	return 1;
+}
+
+static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
+					const volatile int *index_at, int index,
+					intptr_t *slot, size_t offset,
+					intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_S390_SEQUENCE_(
+			"lg %%r1, 0(%[slot])\n\t"
+			"stg %%r1, 0(%[seen])\n\t"
+			"ltgr %%r1, %%r1\n\t"
+			"jz 2f\n\t"
+			"lg %%r0, 0(%[offset], %%r1)\n\t"
+			"stg %%r0, 0(%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
+		       [index] "d"(index), [slot] "a"(slot),
+		       [offset] "a"(offset), [seen] "a"(seen)
+		     : "memory", "cc", "r0", "r1"
+		     : aborted, moved);
+	return 0;
+aborted:
+	return -1;
+moved:
+	return 1;
+}
