@@ -11,6 +11,7 @@
 #include "cases.h"
 #include "counters.h"
 #include "fastcpu.h"
+#include "librseq_shaped.h"
 #include "loops.h"
 #include "measure.h"
 
@@ -46,42 +47,17 @@ static struct locked {
 	unsigned long count;
 } __attribute__((aligned(STRIDE))) *locked;
 
-#if defined(__x86_64__) && defined(FASTCPU_RSEQ_INLINE)
+#if defined(LIBRSEQ_SHAPED_ADD) && defined(FASTCPU_RSEQ_INLINE)
 # define HAVE_REFERENCE 1
-/*
- * The reference row: a per-CPU add in the shape of librseq's
- * rseq_load_add_store__ptr(), written here from that description: the CPU
- * read before the sequence, the counter's address computed outside it, the
- * sequence checking that the CPU is still the thread's and adding; rseq_cs
- * left set afterwards. 0, or -1 where it has to be run again.
- */
-static inline int reference_add(const volatile int *cpu_at, long *counter, int cpu)
-{
-	__asm__ goto(".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n3:\n\t"
-		     ".long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t.popsection\n\t"
-		     "leaq 3b(%%rip), %%rax\n\tmovq %%rax, 4(%[cpu_at])\n"
-		     "1:\n\tcmpl %[cpu], (%[cpu_at])\n\tjnz 4f\n\t"
-		     "addq $1, (%[counter])\n"
-		     "2:\n\t.pushsection __rseq_failure, \"ax\"\n\t"
-		     ".byte 0x0f, 0xb9, 0x3d\n\t.long " FASTCPU_RSEQ_SIGNATURE_ "\n"
-		     "4:\n\tjmp %l[again]\n\t.popsection\n"
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), [counter] "r"(counter)
-		     : "memory", "cc", "rax"
-		     : again);
-	return 0;
-again:
-	return -1;
-}
-
+/* The reference row: a per-CPU add in the shape of librseq's (tests/). */
 static inline void reference_increment(const volatile int *cpu_at)
 {
 	int cpu;
 
 	do
 		cpu = *cpu_at;
-	while (reference_add(cpu_at, &reference[(unsigned int)cpu % SHARDS].value,
-			     cpu) != 0);
+	while (librseq_shaped_add(cpu_at, &reference[(unsigned int)cpu % SHARDS].value,
+				  cpu) != 0);
 }
 #else
 # define HAVE_REFERENCE 0

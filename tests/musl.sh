@@ -28,7 +28,7 @@ ldd=$(readelf -d "$lib" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 probe=tests/musl_probe.c
 musl-gcc -O2 -Wall -Wextra -Werror -o musl_probe "$probe"
 musl-gcc -O2 -Wall -Wextra -Werror -o musl_probe_linked "$probe" \
-	-Iinclude -Llib/.libs -lfastcpu
+	-DMUSL_PROBE_LINKED -Iinclude -Llib/.libs -lfastcpu
 if ./musl_probe >/dev/null 2>&1; then
 	echo "musl.sh: the probe passed without libfastcpu: it proves nothing" >&2
 	exit 1

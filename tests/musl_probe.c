@@ -21,8 +21,31 @@
  * their rseq areas registered: the library unregisters them first.
  */
 #define DETACHED 4000
+#define ADDS 100	/* per-CPU counter increments per thread */
 
 static volatile int wrong, alive;
+
+/*
+ * The per-CPU counter: inline when linked (the sequences of <fastcpu.h>,
+ * on areas musl's threads register and unregister by the thousand), the
+ * library's out-of-line form when preloaded.
+ */
+#ifdef MUSL_PROBE_LINKED
+# include "fastcpu.h"
+static void counter_add(struct fastcpu_counter *c)
+{
+	fastcpu_counter_add(c, 1);
+}
+#else
+struct fastcpu_counter;
+static void (*add_out_of_line)(void *, size_t, int, long);
+
+static void counter_add(struct fastcpu_counter *c)
+{
+	add_out_of_line(c, 128, 1 /* by CPU, as <fastcpu.h>'s counter */, 1);
+}
+#endif
+static struct fastcpu_counter *counter;
 
 static int kernel_cpu(void)
 {
@@ -38,6 +61,8 @@ static void *short_lived(void *unused)
 	(void)unused;
 	if (got < 0 || (got != after && sched_getcpu() != kernel_cpu()))
 		__atomic_add_fetch(&wrong, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < ADDS; i++)
+		counter_add(counter);
 	__atomic_sub_fetch(&alive, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
@@ -55,11 +80,25 @@ int main(void)
 		(const char *(*)(void))dlsym(RTLD_DEFAULT, "fastcpu_backend");
 	int (*getcpu_fn)(unsigned int *, unsigned int *) =
 		(int (*)(unsigned int *, unsigned int *))dlsym(RTLD_DEFAULT, "getcpu");
+	struct fastcpu_counter *(*counter_new)(void) =
+		(struct fastcpu_counter *(*)(void))dlsym(RTLD_DEFAULT, "fastcpu_counter_new");
+	long (*counter_sum)(const struct fastcpu_counter *) =
+		(long (*)(const struct fastcpu_counter *))dlsym(RTLD_DEFAULT,
+								"fastcpu_counter_sum");
 	cpu_set_t allowed;
 	pthread_attr_t detached;
 
-	if (ours == NULL || backend == NULL)
+	if (ours == NULL || backend == NULL || counter_new == NULL || counter_sum == NULL)
 		return fail("libfastcpu is not loaded");
+#ifndef MUSL_PROBE_LINKED
+	add_out_of_line = (void (*)(void *, size_t, int, long))
+		dlsym(RTLD_DEFAULT, "fastcpu_percpu_add_out_of_line");
+	if (add_out_of_line == NULL)
+		return fail("no fastcpu_percpu_add_out_of_line");
+#endif
+	counter = counter_new();
+	if (counter == NULL)
+		return fail("fastcpu_counter_new");
 	if ((void *)sched_getcpu != ours)
 		return fail("the program's sched_getcpu is not libfastcpu's");
 	if (getcpu_fn == NULL)
@@ -98,7 +137,9 @@ int main(void)
 	}
 	while (__atomic_load_n(&alive, __ATOMIC_RELAXED) > 0)
 		sched_yield();
-	printf("musl_probe: %s, served by %s, %d detached threads\n",
-	       wrong ? "FAILED" : "right", backend(), DETACHED);
+	if (counter_sum(counter) != (long)DETACHED * ADDS)
+		wrong++;
+	printf("musl_probe: %s, served by %s, %d detached threads, per-CPU counter %ld\n",
+	       wrong ? "FAILED" : "right", backend(), DETACHED, counter_sum(counter));
 	return wrong != 0;
 }

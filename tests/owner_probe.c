@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fastcpu.h"
 #include "helpers.h"
+#include "librseq_shaped.h"
 #include "rseq_owner.h"
 
 /*
@@ -24,15 +27,34 @@
  * thread may abort, and every answer must be the kernel's.
  */
 #ifdef OWNER_LINKED
-# include "fastcpu.h"
 # define owner_register rseq_owner_register
 # define owner_registered_here rseq_owner_registered_here
+# define owner_percpu_inc rseq_owner_percpu_inc
+# define owner_aborts rseq_owner_aborts
 # define backend fastcpu_backend
+# define counter_new fastcpu_counter_new
+# define counter_sum fastcpu_counter_sum
+/* The inline sequences of <fastcpu.h>. */
+static void library_add(struct fastcpu_counter *c)
+{
+	fastcpu_counter_add(c, 1);
+}
 #else
-/* Preloaded, both of them: this program is linked with neither. */
+/* Preloaded, both of them: this program is linked with neither, and the
+ * library runs its sequences out of line. */
 static int (*owner_register)(void);
 static bool (*owner_registered_here)(void);
+static void (*owner_percpu_inc)(long *, size_t);
+static unsigned long (*owner_aborts)(void);
 static const char *(*backend)(void);
+static struct fastcpu_counter *(*counter_new)(void);
+static long (*counter_sum)(const struct fastcpu_counter *);
+static void (*percpu_add)(void *, size_t, enum fastcpu_index, long);
+
+static void library_add(struct fastcpu_counter *c)
+{
+	percpu_add(c, FASTCPU_COUNTER_STRIDE_, FASTCPU_BY_CPU, 1);
+}
 
 static void *must_find(const char *name)
 {
@@ -46,7 +68,13 @@ static void find_libraries(void)
 {
 	owner_register = (int (*)(void))must_find("rseq_owner_register");
 	owner_registered_here = (bool (*)(void))must_find("rseq_owner_registered_here");
+	owner_percpu_inc = (void (*)(long *, size_t))must_find("rseq_owner_percpu_inc");
+	owner_aborts = (unsigned long (*)(void))must_find("rseq_owner_aborts");
 	backend = (const char *(*)(void))must_find("fastcpu_backend");
+	counter_new = (struct fastcpu_counter *(*)(void))must_find("fastcpu_counter_new");
+	counter_sum = (long (*)(const struct fastcpu_counter *))must_find("fastcpu_counter_sum");
+	percpu_add = (void (*)(void *, size_t, enum fastcpu_index, long))
+		must_find("fastcpu_percpu_add_out_of_line");
 }
 #endif
 
@@ -131,6 +159,98 @@ START_TEST(owner_keeps_its_area)
 }
 END_TEST
 
+/*
+ * The owner's own sequences and libfastcpu's, in the same threads, on the
+ * same area's rseq_cs (never nested), under a signal storm whose handler
+ * runs both: two counters, both exact; and where the owner has sequences,
+ * the kernel aborted some of them, so the two really interleaved.
+ */
+#define SIDE_BY_SIDE 2000000	/* increments of each kind per thread */
+#ifdef LIBRSEQ_SHAPED_ADD
+# define LIBRSEQ_SHAPED 1	/* the owner has sequences here */
+#else
+# define LIBRSEQ_SHAPED 0
+#endif
+#define OWNER_STRIDE 128
+static long owner_counts[CPU_SETSIZE * OWNER_STRIDE / sizeof(long)]
+	__attribute__((aligned(OWNER_STRIDE)));
+static struct fastcpu_counter *library_counter;
+static unsigned long handled;
+static sigset_t alarm_only;
+
+static void both_once(void)
+{
+	owner_percpu_inc(owner_counts, OWNER_STRIDE);
+	library_add(library_counter);
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	both_once();
+	__atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+/* Starts with SIGALRM blocked: the handler needs the owner registered. Four
+ * threads a CPU, each preempted now and then, and the signals all theirs. */
+static void *side_by_side(void *k)
+{
+	long n = test_scaled(SIDE_BY_SIDE);
+
+	if ((intptr_t)k % 2)
+		library_then_owner();
+	else
+		owner_then_library();
+	pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+	for (long i = 0; i < n; i++)
+		both_once();
+	return NULL;
+}
+
+START_TEST(sequences_side_by_side)
+{
+	int threads = 4 * CPU_COUNT(&test_allowed), rounds = 0;
+	unsigned long want, owner_total = 0;
+	pthread_t t[4 * CPU_SETSIZE];
+	double start = test_now_ms();
+
+#ifndef OWNER_LINKED
+	find_libraries();
+#endif
+	ck_assert_int_eq(owner_register(), 0);
+	library_counter = counter_new();
+	ck_assert_ptr_nonnull(library_counter);
+	sigemptyset(&alarm_only);
+	sigaddset(&alarm_only, SIGALRM);
+	test_signal_every(on_signal);
+	/* Rounds until the owner's sequences were aborted (the kernel had to
+	 * run its and ours in turns), or a minute. */
+	do {
+		pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
+		for (intptr_t k = 0; k < threads; k++)
+			ck_assert_int_eq(pthread_create(&t[k], NULL, side_by_side,
+							(void *)k), 0);
+		/* blocked here until they are done: the signals land on them */
+		for (int k = 0; k < threads; k++)
+			ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+		pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+		rounds++;
+	} while (LIBRSEQ_SHAPED && owner_aborts() == 0 && test_now_ms() - start < 60000);
+	test_signal_stop();
+	want = (unsigned long)(rounds * threads) * (unsigned long)test_scaled(SIDE_BY_SIDE) +
+	       handled;
+	for (size_t i = 0; i < sizeof(owner_counts) / sizeof(owner_counts[0]); i++)
+		owner_total += (unsigned long)owner_counts[i];
+	ck_assert_uint_eq(owner_total, want);
+	ck_assert_uint_eq((unsigned long)counter_sum(library_counter), want);
+	ck_assert_msg(!LIBRSEQ_SHAPED || owner_aborts() > 0,
+		      "the owner's sequences were never aborted in %d rounds", rounds);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rseq owner");
@@ -142,6 +262,7 @@ int main(void)
 		return 77;
 	}
 	tcase_add_loop_test(tc, owner_keeps_its_area, 0, 2);
+	tcase_add_test(tc, sequences_side_by_side);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);

@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "fastcpu.h"
+#include "librseq_shaped.h"
 #include "rseq_owner.h"
 
 /*
@@ -130,6 +131,37 @@ int rseq_owner_register(void)
 	return ret;
 }
 #endif
+
+/* Its own per-CPU sequences, in the threads libfastcpu runs its own in,
+ * on the same area's rseq_cs: librseq's shape where the stand-in has it
+ * (x86-64), an atomic add elsewhere. The caller registered the thread. */
+static unsigned long aborts;
+
+void rseq_owner_percpu_inc(long *counters, size_t stride)
+{
+	volatile struct rseq_owner_area *a = area();
+
+	for (;;) {
+		int cpu = (int)a->cpu_id;
+		long *counter = (long *)(void *)((char *)counters + (size_t)cpu * stride);
+
+		if (cpu < 0)
+			abort();	/* the caller did not register */
+#ifdef LIBRSEQ_SHAPED_ADD
+		if (librseq_shaped_add(&a->cpu_id, counter, cpu) == 0)
+			return;
+		__atomic_fetch_add(&aborts, 1, __ATOMIC_RELAXED);
+#else
+		__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+		return;
+#endif
+	}
+}
+
+unsigned long rseq_owner_aborts(void)
+{
+	return __atomic_load_n(&aborts, __ATOMIC_RELAXED);
+}
 
 int rseq_owner_cpu(void)
 {

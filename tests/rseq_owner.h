@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Registers the calling thread's __rseq_abi (glibc's area serves when glibc
  * registered one); 0 or -1. librseq's variants abort on a failure after
@@ -16,5 +17,10 @@ int rseq_owner_register(void);
 int rseq_owner_cpu(void);
 /* Whether the kernel has this thread's __rseq_abi registered. */
 bool rseq_owner_registered_here(void);
+/* Adds 1 to the counter stride bytes apart from counters for the calling
+ * thread's CPU, with the owner's own restartable sequence (x86-64); how
+ * many of those the kernel aborted so far, in all threads. */
+void rseq_owner_percpu_inc(long *counters, size_t stride);
+unsigned long rseq_owner_aborts(void);
 
 #endif /* FASTCPU_TESTS_RSEQ_OWNER_H */
