@@ -119,6 +119,9 @@ struct fastcpu_settings {
 	enum fastcpu_cache_choice cache;
 };
 struct fastcpu_settings fastcpu_settings(void);
+/* What values of FASTCPU_BACKEND and FASTCPU_CACHE ask for (NULL or empty:
+ * auto); an unknown one gives its one line on stderr and auto. */
+struct fastcpu_settings fastcpu_settings_parse(const char *backend, const char *cache);
 
 /* ---- where a thread's cpu_id is (cpu-id.c) ------------------------------ */
 

@@ -36,10 +36,8 @@ static const struct variable cache = {
 
 /* The index of the variable's value: unset or empty is the default; any
  * other value gives one line on stderr and the default. */
-static unsigned int read_variable(const struct variable *v)
+static unsigned int parse_variable(const struct variable *v, const char *value)
 {
-	const char *value = fastcpu_getenv(v->name);
-
 	if (value == NULL || *value == '\0')
 		return 0;
 	for (unsigned int i = 0; i < v->count; i++)
@@ -54,9 +52,22 @@ static unsigned int read_variable(const struct variable *v)
 #define CACHE_SHIFT	4
 #define FIELD_MASK	0xfu
 
+struct fastcpu_settings fastcpu_settings_parse(const char *backend_value,
+					      const char *cache_value)
+{
+	return (struct fastcpu_settings){
+		.backend = parse_variable(&backend, backend_value),
+		.cache = parse_variable(&cache, cache_value),
+	};
+}
+
 static unsigned int read_settings(void)
 {
-	return READ | read_variable(&backend) | read_variable(&cache) << CACHE_SHIFT;
+	struct fastcpu_settings s =
+		fastcpu_settings_parse(fastcpu_getenv(backend.name),
+				       fastcpu_getenv(cache.name));
+
+	return READ | s.backend | s.cache << CACHE_SHIFT;
 }
 
 /* Read with secure_getenv (util.c): ignored in setuid programs. The first
