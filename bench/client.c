@@ -30,13 +30,20 @@ static void *worker(void *index)
 double client_run_threads(void (*work)(int index), int *threads)
 {
 	cpu_set_t allowed;
-	pthread_t t[CPU_SETSIZE];
-	int n;
-	double t0;
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
 		abort();
-	n = CPU_COUNT(&allowed);
+	*threads = CPU_COUNT(&allowed);
+	return client_run_n_threads(work, *threads);
+}
+
+double client_run_n_threads(void (*work)(int index), int n)
+{
+	pthread_t t[CPU_SETSIZE];
+	double t0;
+
+	if (n < 1 || n > CPU_SETSIZE)
+		abort();
 	work_fn = work;
 	pthread_barrier_init(&start, NULL, (unsigned int)n + 1);
 	for (long i = 0; i < n; i++)
@@ -46,7 +53,6 @@ double client_run_threads(void (*work)(int index), int *threads)
 	pthread_barrier_wait(&start);
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	*threads = n;
 	return now_ns() - t0;
 }
 

@@ -12,6 +12,8 @@
  * once; returns the wall time in ns from the release to the last return,
  * and the thread count in *threads. Aborts if a thread cannot start. */
 double client_run_threads(void (*work)(int index), int *threads);
+/* The same with n threads, whatever the CPUs. */
+double client_run_n_threads(void (*work)(int index), int n);
 
 /* Operations per thread: the program's first argument (tests ask for few),
  * else its default. */

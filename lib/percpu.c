@@ -157,16 +157,19 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
 /*
  * A pop with compare-and-swap alone could take a node that another pop
  * took and pushed back meanwhile, with a stale next (ABA). Pops of one slot
- * of the upper half take turns, a byte of this table each (slots may share
- * one: a wait no longer than another slot's pop); pushes need no turn. A pop
+ * of the upper half take turns, a word of this table each (slots may share
+ * one: a wait no longer than another slot's pop; words, not bytes, because
+ * riscv64 has no byte-sized atomic exchange); pushes need no turn. A pop
  * never waits for one: it tries the next slot, so a signal handler whose
  * thread was interrupted inside a pop cannot deadlock.
  */
-static unsigned char pop_turn[64];
+static unsigned int pop_turn[64];
 
-static unsigned char *turn_of(const intptr_t *slot)
+static unsigned int *turn_of(const intptr_t *slot)
 {
-	return &pop_turn[((uintptr_t)slot / sizeof(*slot)) % sizeof(pop_turn)];
+	size_t turns = sizeof(pop_turn) / sizeof(pop_turn[0]);
+
+	return &pop_turn[((uintptr_t)slot / sizeof(*slot)) % turns];
 }
 
 static void *pop_upper(void *base, size_t stride, size_t next_offset)
@@ -175,7 +178,7 @@ static void *pop_upper(void *base, size_t stride, size_t next_offset)
 
 	for (size_t k = 0; k < n; k++) {
 		intptr_t *slot = slot_at(base, stride, n + (first + k) % n);
-		unsigned char *turn = turn_of(slot);
+		unsigned int *turn = turn_of(slot);
 		intptr_t head;
 
 		if (__atomic_exchange_n(turn, 1, __ATOMIC_ACQUIRE))

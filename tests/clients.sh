@@ -4,7 +4,8 @@
 # tests/clients.sh: real users of sched_getcpu() from Debian's packages,
 # unmodified, with libfastcpu preloaded: jemalloc's per-CPU arenas and
 # liburcu's per-CPU call_rcu workers, driven by the benchmark's clients
-# (bench/client-*.c: programs built against glibc alone), briefly. LD_DEBUG=bindings must show their own
+# (bench/client-*.c: programs built against glibc alone), and RocksDB's own
+# db_bench with its per-core statistics, briefly. LD_DEBUG=bindings must show their own
 # sched_getcpu references bound to libfastcpu, in both rseq setups. A client
 # that is not installed is skipped (both missing: exit 77).
 set -eu
@@ -41,5 +42,14 @@ if [ -x "$FASTCPU_BENCH_DIR/client-rcu" ]; then
 	served "liburcu per-CPU call_rcu" liburcu "$FASTCPU_LIB" "$FASTCPU_BENCH_DIR/client-rcu" 20000
 else
 	echo "clients.sh: liburcu-dev not installed at configure time; liburcu skipped"
+fi
+if command -v db_bench >/dev/null 2>&1; then
+	db=$(mktemp -d)
+	served "RocksDB db_bench --statistics" librocksdb "$FASTCPU_LIB" \
+		db_bench --benchmarks=fillseq,readrandom --num=2000 --threads=2 --statistics=1 \
+		--db="$db/db"
+	rm -rf "$db"
+else
+	echo "clients.sh: rocksdb-tools not installed; RocksDB skipped"
 fi
 [ "$ran" = 1 ] || exit 77
