@@ -391,12 +391,20 @@ void report_text(const struct report *r, FILE *out)
 	fprintf(out, "\nThe project's aims, measured in this one process: ratio of medians, the\n"
 		"spread of the runs (quartile to quartile), ratio of bests, and the aim\n");
 	for (int i = 0; i < n; i++) {
-		if (t[i].value < 0)
+		char spread_text[32] = "(no spread) ", best_text[16] = "best   n/a";
+
+		if (t[i].value < 0) {
 			fprintf(out, "  %-54s n/a\n", t[i].what);
-		else
-			fprintf(out, "  %-54s %5.2fx  (%.2f-%.2fx)  best %4.2fx  aim <= %.2fx\n",
-				t[i].what, t[i].value, t[i].low, t[i].high, t[i].best,
-				t[i].limit);
+			continue;
+		}
+		/* A ratio of two tables' medians has no runs of its own. */
+		if (t[i].low >= 0)
+			snprintf(spread_text, sizeof(spread_text), "(%.2f-%.2fx)", t[i].low,
+				 t[i].high);
+		if (t[i].best >= 0)
+			snprintf(best_text, sizeof(best_text), "best %4.2fx", t[i].best);
+		fprintf(out, "  %-54s %5.2fx  %-12s  %s  aim <= %.2fx\n", t[i].what, t[i].value,
+			spread_text, best_text, t[i].limit);
 	}
 }
 
@@ -408,6 +416,15 @@ static void json_result(FILE *out, const char *key, const struct bench_result *b
 		fprintf(out, ", \"best_cycles\": %.2f, \"median_cycles\": %.2f",
 			b->best_cycles, b->median_cycles);
 	fputc('}', out);
+}
+
+/* A ratio, or null where it could not be measured. */
+static void json_ratio(FILE *out, const char *key, double value)
+{
+	if (value < 0)
+		fprintf(out, ", \"%s\": null", key);
+	else
+		fprintf(out, ", \"%s\": %.4f", key, value);
 }
 
 void report_json(const struct report *r, FILE *out)
@@ -479,11 +496,14 @@ void report_json(const struct report *r, FILE *out)
 			r->restricted.by[i].used, r->restricted.by[i].highest,
 			r->restricted.by[i].bytes);
 	fprintf(out, "},\n  \"targets\": [");
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s\n    {\"what\": \"%s\", \"ratio\": %.4f, \"best_ratio\": %.4f, "
-			"\"quartile_low\": %.4f, \"quartile_high\": %.4f, \"limit\": %.2f}",
-			i ? "," : "", t[i].what, t[i].value, t[i].best, t[i].low, t[i].high,
-			t[i].limit);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%s\n    {\"what\": \"%s\"", i ? "," : "", t[i].what);
+		json_ratio(out, "ratio", t[i].value);
+		json_ratio(out, "best_ratio", t[i].best);
+		json_ratio(out, "quartile_low", t[i].low);
+		json_ratio(out, "quartile_high", t[i].high);
+		fprintf(out, ", \"limit\": %.2f}", t[i].limit);
+	}
 	fprintf(out, "\n  ]\n}\n");
 }
 
