@@ -54,4 +54,5 @@ const struct fastcpu_backend fastcpu_backend_rdpid = {
 	.name = "rdpid",
 	.cpu = rdpid_cpu,
 	.cpu_node = rdpid_cpu_node,
+	.cpu_quiet = rdpid_cpu,
 };

@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/backend-syscall.c: the getcpu system call, the last resort. */
 
+#include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,9 +24,18 @@ static int syscall_cpu(void)
 	return (int)cpu;
 }
 
+static int syscall_cpu_quiet(void)
+{
+	int saved = errno, cpu = syscall_cpu();
+
+	if (unlikely(cpu < 0))
+		errno = saved;
+	return cpu;
+}
+
 const struct fastcpu_backend fastcpu_backend_syscall = {
 	.name = "syscall",
 	.cpu = syscall_cpu,
 	.cpu_node = syscall_cpu_node,
-	.may_fail = true,
+	.cpu_quiet = syscall_cpu_quiet,
 };

@@ -52,8 +52,18 @@ static int vdso_cpu(void)
 	return fastcpu_backend_syscall.cpu();
 }
 
+static int vdso_cpu_quiet(void)
+{
+	unsigned int cpu;
+
+	if (likely(vdso_getcpu(&cpu, NULL, NULL) == 0))
+		return (int)cpu;
+	return fastcpu_backend_syscall.cpu_quiet();
+}
+
 const struct fastcpu_backend fastcpu_backend_vdso = {
 	.name = "vdso",
 	.cpu = vdso_cpu,
 	.cpu_node = vdso_cpu_node,
+	.cpu_quiet = vdso_cpu_quiet,
 };

@@ -2,6 +2,8 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/cache.c: the jiffy-style per-thread cache in front of a slow backend. */
 
+#include <errno.h>
+
 #include "internal.h"
 
 /*
@@ -65,15 +67,23 @@ static void store(uint32_t key, uint32_t epoch, uint32_t packed)
 	slot.key = key;
 }
 
+/* The thread's answer of this tick and epoch, if it has one. */
+static inline bool hit(uint32_t key, uint32_t epoch, uint32_t *packed)
+{
+	if (likely(key == slot.key && epoch == slot.epoch)) {
+		*packed = slot.cpu_node;
+		return true;
+	}
+	return false;
+}
+
 static inline int cached_cpu_node(const struct fastcpu_backend *base,
 				  unsigned int *cpu, unsigned int *node)
 {
 	uint32_t key = fastcpu_tick(), packed;
 	uint32_t epoch = __atomic_load_n(&affinity_epoch, __ATOMIC_ACQUIRE);
 
-	if (likely(key == slot.key && epoch == slot.epoch)) {
-		packed = slot.cpu_node;
-	} else {
+	if (!hit(key, epoch, &packed)) {
 		if (base->cpu_node(cpu, node) != 0)
 			return -1;
 		packed = (*cpu & CPU_MASK) | (*node << CPU_BITS);
@@ -93,9 +103,27 @@ static inline int cached_cpu(const struct fastcpu_backend *base)
 	return (int)cpu;
 }
 
+/* A hit touches no errno; a miss keeps it where the base may fail. */
+static inline int cached_cpu_quiet(const struct fastcpu_backend *base)
+{
+	uint32_t packed;
+	int saved, cpu;
+
+	if (likely(hit(fastcpu_tick(), __atomic_load_n(&affinity_epoch, __ATOMIC_ACQUIRE),
+		       &packed)))
+		return (int)(packed & CPU_MASK);
+	if (base->cpu_quiet == base->cpu)
+		return cached_cpu(base);
+	saved = errno;
+	cpu = cached_cpu(base);
+	if (cpu < 0)
+		errno = saved;
+	return cpu;
+}
+
 /* One cached variant per base backend, so no call goes through two
  * pointers; it may fail where its base may. */
-#define CACHED_BACKEND(base, may_fail_)						\
+#define CACHED_BACKEND(base)							\
 	static int cached_##base##_cpu(void)				\
 	{								\
 		return cached_cpu(&fastcpu_backend_##base);		\
@@ -104,16 +132,20 @@ static inline int cached_cpu(const struct fastcpu_backend *base)
 	{								\
 		return cached_cpu_node(&fastcpu_backend_##base, c, n);	\
 	}								\
+	static int cached_##base##_cpu_quiet(void)			\
+	{								\
+		return cached_cpu_quiet(&fastcpu_backend_##base);	\
+	}								\
 	static const struct fastcpu_backend cached_##base = {		\
 		.name = #base "+cache",					\
 		.cpu = cached_##base##_cpu,				\
 		.cpu_node = cached_##base##_cpu_node,			\
-		.may_fail = may_fail_,					\
+		.cpu_quiet = cached_##base##_cpu_quiet,			\
 	}
 
-CACHED_BACKEND(rdpid, false);
-CACHED_BACKEND(vdso, false);
-CACHED_BACKEND(syscall, true);
+CACHED_BACKEND(rdpid);
+CACHED_BACKEND(vdso);
+CACHED_BACKEND(syscall);
 
 const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b)
 {

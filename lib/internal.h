@@ -87,7 +87,9 @@ struct fastcpu_backend {
 	const char *name;
 	int (*cpu)(void);
 	int (*cpu_node)(unsigned int *cpu, unsigned int *node);
-	bool may_fail;
+	/* cpu, with errno as it was even where it fails (the per-CPU
+	 * operations set no errno): cpu itself where it cannot fail. */
+	int (*cpu_quiet)(void);
 };
 
 /* What the process uses, chosen once on first use from the settings. */

@@ -2,7 +2,6 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/percpu.c: the per-CPU operations out of line, and the counter. */
 
-#include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -70,20 +69,10 @@ static int thread_index(enum fastcpu_index by, const volatile int **cpu_at,
  * ran on when it asked (any slot there is right, the nearer the less
  * contended), that of CPU 0 where nothing can answer, errno kept then. The
  * thread has attached. */
-static __attribute__((noinline)) int cpu_keeping_errno(const struct fastcpu_backend *b)
-{
-	int saved = errno, cpu = b->cpu();
-
-	if (cpu < 0)
-		errno = saved;
-	return cpu;
-}
-
 static inline size_t upper_slot(void)
 {
 	size_t n = (size_t)fastcpu_possible_cpus();
-	const struct fastcpu_backend *b = fastcpu_fallback();
-	int cpu = likely(!b->may_fail) ? b->cpu() : cpu_keeping_errno(b);
+	int cpu = fastcpu_fallback()->cpu_quiet();
 
 	return n + ((size_t)cpu < n ? (size_t)cpu : 0);
 }

@@ -401,6 +401,29 @@ START_TEST(counter_exact_each_fallback)
 }
 END_TEST
 
+/* Nothing can answer (the getcpu system call refused too, the cache on or
+ * off): the add still lands, on CPU 0's slot of the upper half, and errno
+ * stays as it was. */
+START_TEST(add_when_nothing_answers)
+{
+	int limit;
+	long *slots;
+
+	if (TEST_RESPAWN("FASTCPU_BACKEND=syscall", _i ? "FASTCPU_CACHE=on" : "FASTCPU_CACHE=off"))
+		return;
+	limit = fastcpu_cid_limit();
+	slots = calloc((size_t)limit, sizeof(*slots));
+	ck_assert_ptr_nonnull(slots);
+	test_deny_rseq(ENOSYS, true);
+	errno = EDOM;
+	for (int i = 0; i < 1000; i++)
+		fastcpu_percpu_add(slots, sizeof(*slots), FASTCPU_BY_CPU, 3);
+	ck_assert_int_eq(errno, EDOM);
+	ck_assert_int_eq(slots[limit / 2], 3000);
+	free(slots);
+}
+END_TEST
+
 /*
  * One thread refused rseq by its own seccomp filter (installed before its
  * first call, so it takes the upper half) while the others run sequences on
@@ -459,6 +482,8 @@ Suite *suite_percpu(void)
 	tcase_add_loop_test(tc, lock_guards_plain_counter, 0, 2);
 	tcase_add_loop_test(tc, list_every_node_once, 0, 2);
 	test_add_respawning(tc, counter_exact_each_fallback, 0, 6);
+	if (test_seccomp_works())
+		test_add_respawning(tc, add_when_nothing_answers, 0, 2);
 	/* glibc aborts a new thread whose rseq registration fails */
 	if (test_seccomp_works() && !test_glibc_registered_rseq() &&
 	    test_kernel_rseq_usable())
