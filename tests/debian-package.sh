@@ -28,7 +28,7 @@ apt-get install -y -qq $debs >/dev/null
 fastcpu --version
 fastcpu info
 # shellcheck disable=SC2046 # pkg-config's words are meant to split
-cc "$top/tests/package_consumer.c" -o "$work/consumer" $(pkg-config --cflags --libs fastcpu)
+cc "$top/tests/package_consumer.c" -o "$work/consumer" -pthread $(pkg-config --cflags --libs fastcpu)
 "$work/consumer"
 fastcpu run -- "$work/consumer"
 # Installed, it preloads by name: each child's own word size finds its copy.

@@ -31,7 +31,7 @@ case $flags in
 *) echo "rpm-package.sh: pkg-config gave '$flags', not the unpacked root's" >&2; exit 1 ;;
 esac
 # shellcheck disable=SC2086 # pkg-config's words are meant to split
-cc "$(dirname "$0")/package_consumer.c" -o "$root/consumer" $flags
+cc "$(dirname "$0")/package_consumer.c" -o "$root/consumer" -pthread $flags
 LD_LIBRARY_PATH=$libdir "$root/consumer"
 LD_LIBRARY_PATH=$libdir ldd "$root/consumer" | grep -F "$lib" >/dev/null ||
 	{ echo "rpm-package.sh: the consumer did not load the unpacked library" >&2; exit 1; }
