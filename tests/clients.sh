@@ -43,13 +43,14 @@ if [ -x "$FASTCPU_BENCH_DIR/client-rcu" ]; then
 else
 	echo "clients.sh: liburcu-dev not installed at configure time; liburcu skipped"
 fi
-if command -v db_bench >/dev/null 2>&1; then
+db_bench=$(command -v db_bench || true)
+if [ -n "$db_bench" ] && sh "$(dirname "$0")/same-machine.sh" "$db_bench" "$FASTCPU_LIB"; then
 	db=$(mktemp -d)
 	served "RocksDB db_bench --statistics" librocksdb "$FASTCPU_LIB" \
 		db_bench --benchmarks=fillseq,readrandom --num=2000 --threads=2 --statistics=1 \
 		--db="$db/db"
 	rm -rf "$db"
 else
-	echo "clients.sh: rocksdb-tools not installed; RocksDB skipped"
+	echo "clients.sh: no rocksdb-tools for this library's machine; RocksDB skipped"
 fi
 [ "$ran" = 1 ] || exit 77
