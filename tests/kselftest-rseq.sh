@@ -6,6 +6,10 @@
 # preloaded, with glibc's rseq area and with glibc.pthread.rseq=0 (the tests
 # then register their own area before the library could). basic_test checks
 # sched_getcpu() itself on every CPU, so its binding to LIB is checked too.
+# run_param_test.sh's whole matrix (each test with delays injected at each of
+# the sequences' 9 points: the tests' own sequences, which LIB only answers
+# around) runs once, where the tests register their own area; with glibc's,
+# param_test runs each test and its compare-twice form with the defaults.
 set -eu
 lib=$(realpath "$1")
 work=${2:-$(mktemp -d)}
@@ -31,7 +35,21 @@ for tunables in "" glibc.pthread.rseq=0; do
 		exit 1
 	fi
 	GLIBC_TUNABLES=$tunables LD_PRELOAD=$lib ./basic_percpu_ops_test
-	GLIBC_TUNABLES=$tunables LD_PRELOAD=$lib bash ./run_param_test.sh >param.log 2>&1 ||
-		{ tail -20 param.log; exit 1; }
-	echo "run_param_test.sh: $(grep -c '^Running' param.log) runs passed"
+	if [ -n "$tunables" ]; then
+		GLIBC_TUNABLES=$tunables LD_PRELOAD=$lib bash ./run_param_test.sh >param.log 2>&1 ||
+			{ tail -20 param.log; exit 1; }
+		echo "run_param_test.sh: $(grep -c '^Running' param.log) runs passed"
+		continue
+	fi
+	threads=$((6 * $(nproc)))
+	runs=0
+	for test in s l b "b -M" m "m -M" i r; do
+		for program in ./param_test ./param_test_compare_twice; do
+			# shellcheck disable=SC2086 # the test's words
+			LD_PRELOAD=$lib $program -T $test -r 1000 -t "$threads" >param.log 2>&1 ||
+				{ echo "$program -T $test:"; tail -20 param.log; exit 1; }
+			runs=$((runs + 1))
+		done
+	done
+	echo "param_test: $runs runs with the default parameters passed"
 done

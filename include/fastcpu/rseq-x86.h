@@ -15,7 +15,10 @@
  * disassembler. i386 code that must be position-independent takes the
  * descriptor's address from its own (call, pop): a movl of an absolute
  * address would need a relocation in the text. CX is the one scratch
- * register: i386 has no more to spare.
+ * register: i386 has no more to spare. i386 code built without
+ * optimisation, position-independent, keeps BP and BX for itself and leaves
+ * five registers: there the index and the new value may be in memory and
+ * pass through CX, so no sequence needs more than four registers of its own.
  */
 #ifdef __x86_64__
 # define FASTCPU_X86_W_ "q"
@@ -24,6 +27,10 @@
 # define FASTCPU_X86_ANNOUNCE_ \
 	"leaq 3b(%%rip), %%rcx\n\tmovq %%rcx, 4(%[cpu_at])\n"
 # define FASTCPU_X86_ANY_ "er"	/* a register or an immediate */
+# define FASTCPU_X86_INDEX_ "r"
+# define FASTCPU_X86_CHECK_INDEX_ "cmpl %[index], (%[index_at])\n\t"
+# define FASTCPU_X86_NEWV_ FASTCPU_X86_ANY_
+# define FASTCPU_X86_STORE_NEWV_ "movq %[newv], (%[slot])\n"
 #else
 # define FASTCPU_X86_W_ "l"
 # define FASTCPU_X86_CX_ "%%ecx"
@@ -36,6 +43,11 @@
 #  define FASTCPU_X86_ANNOUNCE_ "movl $3b, 4(%[cpu_at])\n"
 # endif
 # define FASTCPU_X86_ANY_ "ri"
+# define FASTCPU_X86_INDEX_ "g"
+# define FASTCPU_X86_CHECK_INDEX_ \
+	"movl (%[index_at]), %%ecx\n\tcmpl %[index], %%ecx\n\t"
+# define FASTCPU_X86_NEWV_ "g"
+# define FASTCPU_X86_STORE_NEWV_ "movl %[newv], %%ecx\n\tmovl %%ecx, (%[slot])\n"
 #endif
 
 /* The sequence begins by checking that the index it was given is still the
@@ -44,7 +56,7 @@
 	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n3:\n\t"		\
 	FASTCPU_X86_DESCRIPTOR_ ".popsection\n\t"			\
 	FASTCPU_X86_ANNOUNCE_						\
-	"1:\n\tcmpl %[index], (%[index_at])\n\tjne %l[moved]\n\t" body	\
+	"1:\n\t" FASTCPU_X86_CHECK_INDEX_ "jne %l[moved]\n\t" body	\
 	"2:\n\tmov" FASTCPU_X86_W_ " $0, 4(%[cpu_at])\n\t"		\
 	".pushsection __rseq_failure, \"ax\"\n\t"			\
 	".byte 0x0f, 0xb9, 0x3d\n\t.long " FASTCPU_RSEQ_SIGNATURE_ "\n4:\n\t" \
@@ -58,7 +70,7 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 			"add" FASTCPU_X86_W_ " %[value], (%[slot])\n")
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
-		       [index] "r"(index), [slot] "r"(slot),
+		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
 		       [value] FASTCPU_X86_ANY_(value)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved);
@@ -80,11 +92,11 @@ static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", (%[seen])\n\t"
 			"cmp" FASTCPU_X86_W_ " %[expect], " FASTCPU_X86_CX_ "\n\t"
 			"jne 2f\n\t"
-			"mov" FASTCPU_X86_W_ " %[newv], (%[slot])\n")
+			FASTCPU_X86_STORE_NEWV_)
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
-		       [index] "r"(index), [slot] "r"(slot),
-		       [expect] "g"(expect), [newv] FASTCPU_X86_ANY_(newv),
+		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
+		       [expect] "g"(expect), [newv] FASTCPU_X86_NEWV_(newv),
 		       [seen] "r"(seen)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved);
@@ -110,7 +122,7 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", (%[slot])\n")
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
-		       [index] "r"(index), [slot] "r"(slot),
+		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
 		       [offset] "g"(offset), [seen] "r"(seen)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved);
