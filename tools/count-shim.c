@@ -20,6 +20,10 @@
  * without it pays nothing. A call made in a signal handler that lands in
  * the middle of its own thread's increment may go uncounted.
  */
+/* Declared here too: glibc before 2.29 and musl before 1.2.4 declare no getcpu. */
+int sched_getcpu(void);
+int getcpu(unsigned int *cpu, unsigned int *node);
+
 static struct fastcpu_count_file *counts;
 static __thread struct fastcpu_count_slot *mine
 	__attribute__((tls_model("initial-exec")));
