@@ -22,11 +22,12 @@
  * can neither inline nor hoist them, and the call costs what a call through
  * the PLT costs. libfastcpu's and glibc's are called the same way.
  */
-static int (*volatile fastcpu_sched_getcpu_p)(void) = sched_getcpu;
-static int (*volatile fastcpu_getcpu_p)(unsigned int *, unsigned int *) = getcpu;
-static int (*volatile glibc_sched_getcpu_p)(void);
-static int (*volatile glibc_getcpu_p)(unsigned int *, unsigned int *);
-static long (*volatile vdso_getcpu_p)(unsigned int *, unsigned int *, void *);
+int (*volatile fastcpu_sched_getcpu_p)(void) = sched_getcpu;
+int (*volatile fastcpu_getcpu_p)(unsigned int *, unsigned int *) = getcpu;
+int (*volatile fastcpu_cid_p)(void) = fastcpu_cid;
+int (*volatile glibc_sched_getcpu_p)(void);
+int (*volatile glibc_getcpu_p)(unsigned int *, unsigned int *);
+long (*volatile vdso_getcpu_p)(unsigned int *, unsigned int *, void *);
 
 /* The floor under every function entry point: a call that does nothing. */
 static __attribute__((noinline)) int empty_function(void)
@@ -34,7 +35,7 @@ static __attribute__((noinline)) int empty_function(void)
 	__asm__ volatile("");
 	return 0;
 }
-static int (*volatile empty_function_p)(void) = empty_function;
+int (*volatile empty_function_p)(void) = empty_function;
 
 void cases_init(void)
 {
@@ -115,15 +116,15 @@ unsigned long loop_current_cpu(unsigned long n)
 		return sum;					\
 	}
 
-LOOP_CALL(loop_empty_call, c = (unsigned int)empty_function_p())
-LOOP_CALL(loop_fastcpu_sched_getcpu, c = (unsigned int)fastcpu_sched_getcpu_p())
-LOOP_CALL(loop_fastcpu_getcpu_generic, fastcpu_getcpu_p(&c, NULL))
-LOOP_CALL(loop_fastcpu_getcpu, fastcpu_getcpu_p(&c, &node))
-LOOP_CALL(loop_glibc_sched_getcpu, c = (unsigned int)glibc_sched_getcpu_p())
-LOOP_CALL(loop_glibc_getcpu_generic, glibc_getcpu_p(&c, NULL))
-LOOP_CALL(loop_glibc_getcpu, glibc_getcpu_p(&c, &node))
-LOOP_CALL(loop_syscall_getcpu, syscall(SYS_getcpu, &c, &node, NULL))
-LOOP_CALL(loop_vdso_getcpu, vdso_getcpu_p(&c, &node, NULL))
+LOOP_CALL(loop_empty_call, ASK_EMPTY_CALL)
+LOOP_CALL(loop_fastcpu_sched_getcpu, ASK_FASTCPU_SCHED)
+LOOP_CALL(loop_fastcpu_getcpu_generic, ASK_FASTCPU_GETCPU_GENERIC)
+LOOP_CALL(loop_fastcpu_getcpu, ASK_FASTCPU_GETCPU)
+LOOP_CALL(loop_glibc_sched_getcpu, ASK_GLIBC_SCHED)
+LOOP_CALL(loop_glibc_getcpu_generic, ASK_GLIBC_GETCPU_GENERIC)
+LOOP_CALL(loop_glibc_getcpu, ASK_GLIBC_GETCPU)
+LOOP_CALL(loop_syscall_getcpu, ASK_SYSCALL)
+LOOP_CALL(loop_vdso_getcpu, ASK_VDSO)
 
 #if defined(__x86_64__) || defined(__i386__)
 bool cases_have_rdpid(void)
@@ -133,16 +134,9 @@ bool cases_have_rdpid(void)
 	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
 }
 
-/* The raw instructions behind the x86 vDSO getcpu, inline. */
-LOOP_CALL(loop_rdpid, { unsigned long aux;
-	__asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" : "=a"(aux));
-	c = (unsigned int)aux & 0xfff; })
-LOOP_CALL(loop_lsl, { unsigned int seg = (15 * 8 + 3), limit;	/* GDT_ENTRY_CPUNODE */
-	__asm__ volatile("lsl %1, %0" : "=r"(limit) : "r"(seg));
-	c = limit & 0xfff; })
-LOOP_CALL(loop_rdtscp, { unsigned int lo, hi, aux;
-	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	c = aux & 0xfff; KEEP(lo); KEEP(hi); })
+LOOP_CALL(loop_rdpid, ASK_RDPID)
+LOOP_CALL(loop_lsl, ASK_LSL)
+LOOP_CALL(loop_rdtscp, ASK_RDTSCP)
 #endif
 
 int glibc_sched_getcpu(void)

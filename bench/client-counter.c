@@ -10,7 +10,7 @@
 
 #include "client.h"
 
-static long increments = 4000000;
+static long increments = 40000000;
 #define MAX_SHARDS 4096
 
 static struct {

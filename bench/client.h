@@ -2,7 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* bench/client.h: what the real-client workloads share: a thread per
  * allowed CPU, started together, timed from the start to the last one done.
- * tests/clients.sh runs them too, to see the clients' own calls bound to
+ * tests/commands/clients-bound.sh runs them too, to see the clients' own calls bound to
  * the library. */
 
 #ifndef FASTCPU_BENCH_CLIENT_H

@@ -3,15 +3,18 @@
 # SPDX-FileCopyrightText: 2026 The libfastcpu authors
 # bench/clients.sh LIB [ROUNDS]: real programs that ask for the CPU, built
 # against glibc alone, run with and without LIB preloaded, in both rseq
-# setups: ns per operation, the median of ROUNDS runs (default 11) of each,
-# the two alternating (which goes first alternates too), with the range.
-# Run from the bench build directory; a client not built or not installed
-# (liburcu-dev, libjemalloc2, rocksdb-tools, lttng-tools and
-# liblttng-ust-dev) is left out, said so. FASTCPU_TOOL, the fastcpu command,
-# counts the calls of the clients that are not ours.
+# setups: ns per operation, the median and quartiles of ROUNDS runs
+# (default 21) of each, the two alternating in pairs (which goes first
+# alternates too), and the ratio as the median of the pairs' ratios with
+# their quartiles: a pair's two runs share the machine's moment, so a slow
+# moment cancels out of its ratio. Run from the bench build directory; a
+# client not built or not installed (liburcu-dev, libjemalloc2,
+# rocksdb-tools, lttng-tools and liblttng-ust-dev) is left out, said so.
+# FASTCPU_TOOL, the fastcpu command, counts the calls of the clients that
+# are not ours.
 set -eu
 lib=$(realpath "$1")
-rounds=${2:-11}
+rounds=${2:-21}
 tool=${FASTCPU_TOOL:-}
 dir=$(mktemp -d)
 chmod 755 "$dir"
@@ -23,8 +26,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-range() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.2f-%.2f", v[1], v[NR] }'; }
+# quartiles FILE: "median (first-third)" of the numbers in FILE.
+quartiles() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END {
+		q1 = v[int((NR + 3) / 4)]; m = v[int((NR + 1) / 2)]; q3 = v[int((3 * NR + 3) / 4)]
+		printf "%.2f (%.2f-%.2f)", m, q1, q3 }'
+}
 
 # once PRELOAD TUNABLES COMMAND...: one run, its number appended to $out.
 once() {
@@ -33,7 +40,7 @@ once() {
 	GLIBC_TUNABLES=$tunables LD_PRELOAD=$preload "$@" >>"$out"
 }
 
-# row NAME TUNABLES BASE_PRELOAD COMMAND...: the alternating runs, a line.
+# row NAME TUNABLES BASE_PRELOAD COMMAND...: the alternating pairs, a line.
 row() {
 	name=$1 tunables=$2 base=$3
 	shift 3
@@ -51,15 +58,16 @@ row() {
 		fi
 		i=$((i + 1))
 	done
-	a=$(median "$dir/without") b=$(median "$dir/with")
-	printf '%-30s %-20s %8.2f %-19s %8.2f %-19s %6.2fx\n' "$name" \
-		"${tunables:-glibc registers}" "$a" "($(range "$dir/without"))" \
-		"$b" "($(range "$dir/with"))" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"
+	paste "$dir/with" "$dir/without" | awk '{ print $1 / $2 }' >"$dir/ratios"
+	printf '%-30s %-20s %24s %24s %20s\n' "$name" "${tunables:-glibc registers}" \
+		"$(quartiles "$dir/without")" "$(quartiles "$dir/with")" \
+		"$(quartiles "$dir/ratios" | sed 's/^\([0-9.]*\)/\1x/')"
 }
 
-printf 'Real clients, unmodified: ns per operation, median (range) of %d alternating runs\n' "$rounds"
-printf '%-30s %-20s %28s %28s %7s\n' client "rseq setup" "without libfastcpu" \
-	"with libfastcpu" "ratio"
+printf 'Real clients, unmodified: ns per operation, median (quartiles) of %d alternating\n' "$rounds"
+printf 'pairs of runs; the ratio is the median (quartiles) of the pairs'"'"' ratios\n'
+printf '%-30s %-20s %24s %24s %20s\n' client "rseq setup" "without libfastcpu" \
+	"with libfastcpu" "with / without"
 jemalloc=$(ldconfig -p 2>/dev/null | awk '/libjemalloc\.so\.2 /{ print $NF; exit }')
 for tunables in "" glibc.pthread.rseq=0; do
 	row "per-CPU counter (own code)" "$tunables" "" ./client-counter

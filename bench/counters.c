@@ -11,7 +11,7 @@
 #include "cases.h"
 #include "counters.h"
 #include "fastcpu.h"
-#include "librseq_shaped.h"
+#include "librseq-shaped.h"
 #include "loops.h"
 #include "measure.h"
 
@@ -19,6 +19,7 @@ const char *const counter_names[COUNTER_KINDS] = {
 	"empty loop (subtracted)",
 	"global non-atomic increment",
 	"per-CPU rseq add: fastcpu_counter_add()",
+	"per-CPU rseq add by concurrency id",
 	"per-CPU rseq lock: fastcpu_percpu_lock()",
 	"global atomic add",
 	"global CAS loop",
@@ -96,6 +97,9 @@ static inline void increment(enum counter_kind kind, const volatile int *cpu_at)
 	case COUNTER_PERCPU_RSEQ:
 		fastcpu_counter_add(rseq_counter, 1);
 		break;
+	case COUNTER_PERCID_RSEQ:
+		fastcpu_percpu_add(rseq_counter, fastcpu_percpu_stride(), FASTCPU_BY_CID, 1);
+		break;
 	case COUNTER_PERCPU_LOCK:
 		slot = fastcpu_percpu_lock(locked, sizeof(*locked), FASTCPU_BY_CID);
 		locked[slot].count++;
@@ -147,7 +151,7 @@ static inline void increment(enum counter_kind kind, const volatile int *cpu_at)
 	static unsigned long measure_##kind(unsigned long n)		\
 	{								\
 		const volatile int *cpu_at =				\
-			fastcpu_tls_word_(fastcpu_cpu_id_offset);	\
+			fastcpu_cpu_id_word_();	\
 									\
 		for (unsigned long i = 0; i < n; i += 4)		\
 			FOUR(increment(kind, cpu_at));			\
@@ -156,6 +160,7 @@ static inline void increment(enum counter_kind kind, const volatile int *cpu_at)
 KIND_LOOP(COUNTER_EMPTY)
 KIND_LOOP(COUNTER_GLOBAL_PLAIN)
 KIND_LOOP(COUNTER_PERCPU_RSEQ)
+KIND_LOOP(COUNTER_PERCID_RSEQ)
 KIND_LOOP(COUNTER_PERCPU_LOCK)
 KIND_LOOP(COUNTER_ATOMIC_ADD)
 KIND_LOOP(COUNTER_CAS_LOOP)
@@ -167,14 +172,14 @@ KIND_LOOP(COUNTER_REFERENCE)
 
 static void (*const loops[COUNTER_KINDS])(unsigned long, const volatile int *) = {
 	loop_COUNTER_EMPTY, loop_COUNTER_GLOBAL_PLAIN, loop_COUNTER_PERCPU_RSEQ,
-	loop_COUNTER_PERCPU_LOCK, loop_COUNTER_ATOMIC_ADD, loop_COUNTER_CAS_LOOP,
+	loop_COUNTER_PERCID_RSEQ, loop_COUNTER_PERCPU_LOCK, loop_COUNTER_ATOMIC_ADD, loop_COUNTER_CAS_LOOP,
 	loop_COUNTER_MUTEX, loop_COUNTER_PERCPU_FASTCPU, loop_COUNTER_PERCPU_GLIBC,
 	loop_COUNTER_PERCID_FASTCPU, loop_COUNTER_REFERENCE,
 };
 
 const bench_loop_fn counter_measure_loops[COUNTER_KINDS] = {
 	measure_COUNTER_EMPTY, measure_COUNTER_GLOBAL_PLAIN, measure_COUNTER_PERCPU_RSEQ,
-	measure_COUNTER_PERCPU_LOCK, measure_COUNTER_ATOMIC_ADD, measure_COUNTER_CAS_LOOP,
+	measure_COUNTER_PERCID_RSEQ, measure_COUNTER_PERCPU_LOCK, measure_COUNTER_ATOMIC_ADD, measure_COUNTER_CAS_LOOP,
 	measure_COUNTER_MUTEX, measure_COUNTER_PERCPU_FASTCPU, measure_COUNTER_PERCPU_GLIBC,
 	measure_COUNTER_PERCID_FASTCPU, measure_COUNTER_REFERENCE,
 };
@@ -203,7 +208,7 @@ static void *worker(void *arg)
 	double t0;
 
 	(void)fastcpu_current_cpu();	/* the thread's first call, untimed */
-	cpu_at = fastcpu_tls_word_(fastcpu_cpu_id_offset);
+	cpu_at = fastcpu_cpu_id_word_();
 	pthread_barrier_wait(run->start);
 	t0 = thread_cpu_ns();
 	loops[run->kind](run->increments, cpu_at);
@@ -218,6 +223,7 @@ static unsigned long total(enum counter_kind kind)
 
 	switch (kind) {
 	case COUNTER_PERCPU_RSEQ:
+	case COUNTER_PERCID_RSEQ:
 		return (unsigned long)fastcpu_counter_sum(rseq_counter);
 	case COUNTER_PERCPU_LOCK:
 		for (int i = 0; i < limit; i++)

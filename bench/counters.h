@@ -15,6 +15,7 @@ enum counter_kind {
 	COUNTER_EMPTY,		/* the loop alone: subtracted from the rest */
 	COUNTER_GLOBAL_PLAIN,	/* one global non-atomic increment: 1 thread */
 	COUNTER_PERCPU_RSEQ,	/* fastcpu_counter_add() */
+	COUNTER_PERCID_RSEQ,	/* fastcpu_percpu_add() by concurrency id */
 	COUNTER_PERCPU_LOCK,	/* fastcpu_percpu_lock(), plain ++, unlock */
 	COUNTER_ATOMIC_ADD,	/* one global atomic add */
 	COUNTER_CAS_LOOP,	/* one global compare-and-swap loop */

@@ -20,7 +20,10 @@
 #include "loops.h"
 #include "counters.h"
 #include "fastcpu.h"
+#include "forced.h"
+#include "latency.h"
 #include "measure.h"
+#include "preempted.h"
 #include "report.h"
 
 static const char usage[] =
@@ -38,132 +41,6 @@ static unsigned long counter_increments = 2000000;
 static int counter_rounds = 7;
 static int first_call_threads = 200;
 static cpu_set_t allowed;
-
-/* ---- forced backends, each in a child that binds afresh ---------------- */
-
-struct forced {
-	const char *backend, *cache;
-};
-
-static const struct forced forced_runs[] = {
-	{ "rdpid", "off" }, { "rdpid", "on" },
-	{ "vdso", "off" }, { "vdso", "on" },
-	{ "syscall", "off" }, { "syscall", "on" },
-};
-#define NFORCED (int)(sizeof(forced_runs) / sizeof(forced_runs[0]))
-
-/* What one child measured; sent back whole through a pipe. */
-struct forced_result {
-	char bound[32];		/* what fastcpu_backend() said */
-	struct bench_result empty, sched, generic, getcpu, glibc, syscall, miss, hit;
-	struct bench_result counter, shard;	/* per-CPU add: library, by hand */
-};
-
-/* A forced cache miss: the thread's own sched_setaffinity() invalidates
- * its cache (re-pinning to the CPU it is on, so nothing else changes). */
-static void force_miss(void)
-{
-	cpu_set_t now;
-
-	if (sched_getaffinity(0, sizeof(now), &now) != 0 ||
-	    sched_setaffinity(0, sizeof(now), &now) != 0)
-		abort();
-}
-
-/* In a new process started with the case's settings (run_forced). */
-static void forced_child(int fd)
-{
-	struct forced_result r;
-	struct bench_result set[8] = {
-		CASE("empty loop", loop_empty),
-		CASE("libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu),
-		CASE("libfastcpu getcpu(&c, NULL)", loop_fastcpu_getcpu_generic),
-		CASE("libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu),
-		CASE("glibc sched_getcpu()", loop_glibc_sched_getcpu),
-		CASE("getcpu system call", loop_syscall_getcpu),
-		CASE("fastcpu_counter_add()", counter_measure_loops[COUNTER_PERCPU_RSEQ]),
-		CASE("atomic add on own shard", counter_measure_loops[COUNTER_PERCPU_FASTCPU]),
-	};
-
-	memset(&r, 0, sizeof(r));
-	snprintf(r.bound, sizeof(r.bound), "%.31s", fastcpu_backend());
-	counters_init();
-	bench_measure(set, 8, &cfg);
-	r.empty = set[0];
-	r.sched = set[1];
-	r.generic = set[2];
-	r.getcpu = set[3];
-	r.glibc = set[4];
-	r.syscall = set[5];
-	r.counter = set[6];
-	r.shard = set[7];
-	/* seed 000's MISS and HIT, one call timed at a time. */
-	bench_measure_once(&r.miss, force_miss, once_fastcpu_sched_getcpu,
-			   cfg.runs);
-	bench_measure_once(&r.hit, once_fastcpu_sched_getcpu,
-			   once_fastcpu_sched_getcpu, cfg.runs);
-	if (write(fd, &r, sizeof(r)) != sizeof(r))
-		_exit(1);
-	_exit(0);
-}
-
-/* Whether this machine has what forced run i asks for: a backend it lacks
- * is not run (the library would say so on stderr and use another). */
-static bool forced_available(int i, const struct report_machine *m)
-{
-	if (strcmp(forced_runs[i].backend, "rdpid") == 0)
-		return m->rdpid;
-	if (strcmp(forced_runs[i].backend, "vdso") == 0)
-		return m->vdso_getcpu;
-	return true;
-}
-
-/* The library reads its settings at load: each forced case runs in a new
- * process of this program, with the same arguments, started with them.
- * Its stderr is closed to the library's one line where it still declines
- * (riscv's vDSO getcpu is the system call): the row then shows what bound. */
-static int run_forced(struct forced_result *out, char **argv,
-		      const struct report_machine *m)
-{
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (len <= 0)
-		abort();
-	self[len] = '\0';
-	for (int i = 0; i < NFORCED; i++) {
-		char spec[32];
-		int p[2], status;
-		pid_t pid;
-
-		memset(&out[i], 0, sizeof(out[i]));
-		if (!forced_available(i, m)) {
-			snprintf(out[i].bound, sizeof(out[i].bound), "not on this machine");
-			continue;
-		}
-		if (pipe(p) != 0 || (pid = fork()) < 0)
-			abort();
-		if (pid == 0) {
-			int null = open("/dev/null", O_WRONLY);
-
-			close(p[0]);
-			if (null >= 0)
-				dup2(null, STDERR_FILENO);
-			snprintf(spec, sizeof(spec), "%d %d", i, p[1]);
-			setenv("FASTCPU_BACKEND", forced_runs[i].backend, 1);
-			setenv("FASTCPU_CACHE", forced_runs[i].cache, 1);
-			setenv("FASTCPU_BENCH_FORCED", spec, 1);
-			execv(self, argv);
-			_exit(127);
-		}
-		close(p[1]);
-		if (read(p[0], &out[i], sizeof(out[i])) != sizeof(out[i]))
-			memset(&out[i], 0, sizeof(out[i]));
-		close(p[0]);
-		waitpid(pid, &status, 0);
-	}
-	return NFORCED;
-}
 
 /* ---- the first call of a thread (lazy registration) -------------------- */
 
@@ -350,15 +227,13 @@ static int pin_to_first_cpu(void)
 	return -1;
 }
 
-int main(int argc, char **argv)
-{
-	static struct forced_result forced[NFORCED];
-	static struct bench_result reading[16], loops[LOOPS_MAX], one_thread[COUNTER_KINDS];
-	struct report r = { .forced_count = 0 };
-	enum { TEXT, JSON, CSV } format = TEXT;
-	const char *csv_file = NULL;
-	int n = 0;
+/* ---- the jobs, in the order they run ---------------------------------- */
 
+enum format { TEXT, JSON, CSV };
+
+/* The options: -1 to go on, else the exit status. */
+static int options(int argc, char **argv, enum format *format, const char **csv_file)
+{
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			cfg.runs = 51;
@@ -366,11 +241,11 @@ int main(int argc, char **argv)
 			counter_rounds = 3;
 			first_call_threads = 20;
 		} else if (strcmp(argv[i], "--json") == 0) {
-			format = JSON;
+			*format = JSON;
 		} else if (strcmp(argv[i], "--csv") == 0) {
-			format = CSV;
+			*format = CSV;
 		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
-			csv_file = argv[++i];
+			*csv_file = argv[++i];
 		} else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
 			cfg.runs = atoi(argv[++i]) | 1;
 		} else {
@@ -378,44 +253,19 @@ int main(int argc, char **argv)
 			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
 		}
 	}
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
-		return 1;
-	cases_init();
-	if (getenv("FASTCPU_BENCH_FORCED") != NULL) {
-		int i, fd;
+	return -1;
+}
 
-		if (sscanf(getenv("FASTCPU_BENCH_FORCED"), "%d %d", &i, &fd) != 2 ||
-		    i < 0 || i >= NFORCED)
-			return 2;
-		forced_child(fd);
-	}
-	describe_machine(&r.machine);
-	r.machine.pinned_cpu = pin_to_first_cpu();
-	r.machine.runs = cfg.runs;
-	r.machine.iters = cfg.iters;
+/* Tables 1, 7 and 5 and the first call, in this process as configured by
+ * its environment. */
+static void reading_tables(struct report *r)
+{
+	static struct bench_result reading[16], loops[LOOPS_MAX];
+	static struct latency_table latency;
+	int n = 0;
 
-	/* Table 2 and 3 data first: the children must find nothing bound. */
-	r.forced_count = run_forced(forced, argv, &r.machine);
-	for (int i = 0; i < NFORCED; i++) {
-		struct report_forced *rf = &r.forced[i];
-
-		rf->backend = forced_runs[i].backend;
-		rf->cache = forced_runs[i].cache;
-		memcpy(rf->bound, forced[i].bound, sizeof(rf->bound));
-		rf->sched = forced[i].sched;
-		rf->generic = forced[i].generic;
-		rf->getcpu = forced[i].getcpu;
-		rf->glibc = forced[i].glibc;
-		rf->syscall = forced[i].syscall;
-		rf->miss = forced[i].miss;
-		rf->hit = forced[i].hit;
-		rf->counter = forced[i].counter;
-		rf->shard = forced[i].shard;
-	}
-
-	/* Table 1, in this process as configured by its environment. */
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
-	snprintf(r.machine.backend, sizeof(r.machine.backend), "%.31s", fastcpu_backend());
+	snprintf(r->machine.backend, sizeof(r->machine.backend), "%.31s", fastcpu_backend());
 	reading[n++] = CASE("empty loop (not subtracted)", loop_empty);
 	if (cases_have_rseq_area())
 		reading[n++] = CASE("rseq cpu_id load (bare)", loop_rseq_load);
@@ -439,36 +289,48 @@ int main(int argc, char **argv)
 #endif
 	reading[n++] = CASE("getcpu system call", loop_syscall_getcpu);
 	bench_measure(reading, n, &cfg);
-	r.reading = reading;
-	r.reading_count = n;
+	r->reading = reading;
+	r->reading_count = n;
+
+	/* Table 7: the same ways of asking, where the answer is waited on. */
+	latency_measure(&latency, &cfg, true);
+	r->latency = &latency;
 
 	/* Table 5: the inline reads in a loop, with reference rows where
 	 * the thread reads an rseq area. */
-	r.loop_count = loops_cases(loops, loops_init());
-	bench_measure(loops, r.loop_count, &cfg);
-	r.loops = loops;
-	r.cid_limit = fastcpu_cid_limit();
+	r->loop_count = loops_cases(loops, loops_init());
+	bench_measure(loops, r->loop_count, &cfg);
+	r->loops = loops;
+	r->cid_limit = fastcpu_cid_limit();
 
-	first_call(&r.first_fastcpu, once_fastcpu_sched_getcpu);
-	first_call(&r.first_glibc, once_glibc_sched_getcpu);
+	first_call(&r->first_fastcpu, once_fastcpu_sched_getcpu);
+	first_call(&r->first_glibc, once_glibc_sched_getcpu);
+}
 
-	/* Table 4, one thread, pinned: each increment timed as the reads are. */
+/* Table 4, one thread pinned then threads free, and table 6. */
+static void counter_tables(struct report *r)
+{
+	static struct bench_result one_thread[COUNTER_KINDS];
+
 	counters_init();
 	for (int k = 0; k < COUNTER_KINDS; k++)
 		if (counter_available(k, 1))
-			one_thread[r.counter_one_count++] =
+			one_thread[r->counter_one_count++] =
 				CASE(counter_names[k], counter_measure_loops[k]);
-	bench_measure(one_thread, r.counter_one_count, &cfg);
-	r.counter_one = one_thread;
+	bench_measure(one_thread, r->counter_one_count, &cfg);
+	r->counter_one = one_thread;
 
-	/* Table 4 with threads, free to spread over the CPUs. */
 	sched_setaffinity(0, sizeof(allowed), &allowed);
-	for (int t = 1; (t <= 8 || t <= 2 * r.machine.cpus) &&
-	     r.thread_counts < REPORT_MAX_THREAD_COUNTS; t *= 2)
-		counter_threads(&r, t);
+	for (int t = 1; (t <= 8 || t <= 2 * r->machine.cpus) &&
+	     r->thread_counts < REPORT_MAX_THREAD_COUNTS; t *= 2)
+		counter_threads(r, t);
+	restricted_counter(&r->restricted, counter_increments);
+	/* Table 9: the lock's holder preempted. */
+	preempted_measure(&r->preempted, counter_rounds > 3 ? 1.0 : 0.2);
+}
 
-	restricted_counter(&r.restricted, counter_increments);
-
+static int write_report(const struct report *r, enum format format, const char *csv_file)
+{
 	if (csv_file != NULL) {
 		FILE *f = fopen(csv_file, "w");
 
@@ -476,14 +338,38 @@ int main(int argc, char **argv)
 			perror(csv_file);
 			return 1;
 		}
-		report_csv(&r, f);
+		report_csv(r, f);
 		fclose(f);
 	}
 	if (format == JSON)
-		report_json(&r, stdout);
+		report_json(r, stdout);
 	else if (format == CSV)
-		report_csv(&r, stdout);
+		report_csv(r, stdout);
 	else
-		report_text(&r, stdout);
+		report_text(r, stdout);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct report r;
+	enum format format = TEXT;
+	const char *csv_file = NULL;
+	int done = options(argc, argv, &format, &csv_file);
+
+	if (done >= 0)
+		return done;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return 1;
+	cases_init();
+	forced_child_if_asked(&cfg);
+	describe_machine(&r.machine);
+	r.machine.pinned_cpu = pin_to_first_cpu();
+	r.machine.runs = cfg.runs;
+	r.machine.iters = cfg.iters;
+	/* Tables 2 and 3 first: the children must find nothing bound here. */
+	forced_run_all(&r, argv);
+	reading_tables(&r);
+	counter_tables(&r);
+	return write_report(&r, format, csv_file);
 }

@@ -82,7 +82,7 @@ const volatile int *loops_rseq_cpu_id(void)
 	const volatile int *cpu_id;
 
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
-	cpu_id = fastcpu_tls_word_(fastcpu_cpu_id_offset);
+	cpu_id = fastcpu_cpu_id_word_();
 	return *cpu_id >= 0 ? cpu_id : NULL;
 }
 

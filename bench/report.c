@@ -78,7 +78,17 @@ static double counter_at(const struct report *r, enum counter_kind k, int nthrea
 	return -1;
 }
 
-#define MAX_TARGETS 8
+/* A row of table 7 by name: the locked add's (a), or the chain's (b). */
+static const struct bench_result *find_latency(const struct latency_table *t, bool chain,
+					       const char *name)
+{
+	for (int i = 0; t != NULL && i < t->count; i++)
+		if (strcmp(t->add[i].name, name) == 0)
+			return chain ? &t->chain[i] : &t->add[i];
+	return NULL;
+}
+
+#define MAX_TARGETS 12
 
 static int targets(const struct report *r, struct target *t)
 {
@@ -108,6 +118,22 @@ static int targets(const struct report *r, struct target *t)
 			      (bare->best_ns + empty->best_ns) : -1,
 		1.2, -1, -1 };
 	spread(&t[n - 1], inl, bare, empty->median_ns);
+
+	/* Where the answer is waited on: what each adds to a locked add. */
+	for (int i = 0; i < 2; i++) {
+		static const char *const names[2][3] = {
+			{ "sched_getcpu() + locked add: libfastcpu / glibc excess",
+			  LATENCY_FASTCPU_SCHED, LATENCY_GLIBC_SCHED },
+			{ "getcpu(&c, &n) + locked add: libfastcpu / glibc excess",
+			  LATENCY_FASTCPU_GETCPU, LATENCY_GLIBC_GETCPU },
+		};
+		const struct bench_result *ours = find_latency(r->latency, false, names[i][1]);
+		const struct bench_result *glibc = find_latency(r->latency, false, names[i][2]);
+
+		t[n++] = (struct target){ names[i][0], ratio(ours, glibc),
+			best_ratio(ours, glibc), 1.0, -1, -1 };
+		spread(&t[n - 1], ours, glibc, 0);
+	}
 
 	const struct bench_result *add = find_counter(r, COUNTER_PERCPU_RSEQ);
 	const struct bench_result *shard = find_counter(r, COUNTER_PERCPU_FASTCPU);
@@ -321,6 +347,61 @@ static void text_counters(const struct report *r, FILE *out)
 	}
 }
 
+/* ratio() where the denominator is a cost of its own (above noise). */
+static void print_excess_ratio(FILE *out, const struct bench_result *b,
+			       const struct bench_result *to)
+{
+	if (to != NULL && to->median_ns > 0.05)
+		fprintf(out, " %6.2fx", ratio(b, to));
+	else
+		fprintf(out, " %7s", "-");
+}
+
+static void text_latency(const struct report *r, FILE *out)
+{
+	const struct latency_table *t = r->latency;
+	const struct bench_result *ga = find_latency(t, false, LATENCY_GLIBC_SCHED);
+	const struct bench_result *gb = find_latency(t, true, LATENCY_GLIBC_SCHED);
+
+	if (t == NULL || t->count == 0)
+		return;
+	fprintf(out, "\nTable 7: the answer waited on, ns per call beyond the work that waits on it\n"
+		"(a) a locked add on the answer's shard follows; the add alone: %.2f ns\n"
+		"(b) the answer indexes a load the next index adds; the chain alone: %.2f ns\n",
+		t->add[0].median_ns, t->chain[0].median_ns);
+	fprintf(out, "%-36s %8s %8s %7s   %8s %8s %7s\n", "", "(a) best", "median", "/glibc",
+		"(b) best", "median", "/glibc");
+	for (int i = 1; i < t->count; i++) {
+		fprintf(out, "%-36s ", t->add[i].name);
+		print_ns(out, &t->add[i]);
+		print_excess_ratio(out, &t->add[i], ga);
+		fputs("   ", out);
+		print_ns(out, &t->chain[i]);
+		print_excess_ratio(out, &t->chain[i], gb);
+		fputc('\n', out);
+	}
+	fprintf(out, "Each backend forced, (a) in its own process, median ns: libfastcpu's\n"
+		"sched_getcpu() and getcpu(&c, &n) against glibc's there\n");
+	fprintf(out, "%-16s %-16s %8s %8s %6s   %8s %8s %6s\n", "forced", "bound", "sched",
+		"glibc", "ratio", "getcpu", "glibc", "ratio");
+	for (int i = 0; i < r->forced_count; i++) {
+		const struct report_forced *f = &r->forced[i];
+		const struct report_waited *w = &f->waited;
+		char forced[40];
+
+		if (f->bound[0] == '\0' || strcmp(f->bound, "not on this machine") == 0)
+			continue;
+		snprintf(forced, sizeof(forced), "%s cache=%s", f->backend, f->cache);
+		fprintf(out, "%-16s %-16s %8.2f %8.2f %5.2fx", forced, f->bound,
+			w->sched.median_ns, w->glibc_sched.median_ns,
+			ratio(&w->sched, &w->glibc_sched));
+		if (w->glibc_has_getcpu)
+			fprintf(out, "   %8.2f %8.2f %5.2fx", w->getcpu.median_ns,
+				w->glibc_getcpu.median_ns, ratio(&w->getcpu, &w->glibc_getcpu));
+		fputc('\n', out);
+	}
+}
+
 static const struct bench_result *find_loop(const struct report *r, const char *name)
 {
 	for (int i = 0; i < r->loop_count; i++)
@@ -364,6 +445,31 @@ static void text_restricted(const struct report *r, FILE *out)
 			x->by[i].used, x->by[i].highest, x->by[i].bytes);
 }
 
+static void text_preempted(const struct report *r, FILE *out)
+{
+	const struct preempted_table *t = &r->preempted;
+	const struct { const char *name; const struct preempted_run *run; bool shown; } rows[2] = {
+		{ "without", &t->off, true },
+		{ "with", &t->on, t->offered },
+	};
+
+	if (!t->ran)
+		return;
+	fprintf(out, "\nTable 9: the per-CPU lock's holder preempted: holder and waiter on one CPU,\n"
+		"the holder taking the lock for 2 us at a time; the kernel's time-slice extension\n"
+		"(Linux 7.0, where built in) %s\n", t->offered ? "offered here: without it, then with it" :
+		"not offered here: without it only");
+	fprintf(out, "%-10s %14s %14s %16s %10s\n", "extension", "acquisitions", "found taken",
+		"waiter ns/acq.", "granted");
+	for (int i = 0; i < 2; i++)
+		if (rows[i].shown)
+			fprintf(out, "%-10s %14ld %13.2f%% %16.1f %10ld\n", rows[i].name,
+				rows[i].run->acquisitions,
+				rows[i].run->acquisitions ? 100.0 * (double)rows[i].run->found_taken /
+					(double)rows[i].run->acquisitions : 0,
+				rows[i].run->wait_ns, rows[i].run->granted);
+}
+
 void report_text(const struct report *r, FILE *out)
 {
 	struct target t[MAX_TARGETS];
@@ -382,12 +488,14 @@ void report_text(const struct report *r, FILE *out)
 		r->machine.pinned_cpu, r->machine.runs, r->machine.iters,
 		r->machine.cycles ? "" : "; cycles: not exposed on this machine");
 	text_reading(r, out);
+	text_latency(r, out);
 	text_forced(r, out);
 	text_cache(r, out);
 	text_generic(r, out);
 	text_counters(r, out);
 	text_loops(r, out);
 	text_restricted(r, out);
+	text_preempted(r, out);
 	fprintf(out, "\nThe project's aims, measured in this one process: ratio of medians, the\n"
 		"spread of the runs (quartile to quartile), ratio of bests, and the aim\n");
 	for (int i = 0; i < n; i++) {
@@ -450,6 +558,14 @@ void report_json(const struct report *r, FILE *out)
 	json_result(out, "first call in a new thread: libfastcpu", &r->first_fastcpu);
 	fprintf(out, ",\n    ");
 	json_result(out, "first call in a new thread: glibc", &r->first_glibc);
+	fprintf(out, "\n  },\n  \"latency\": {");
+	for (int i = 0; r->latency != NULL && i < r->latency->count; i++) {
+		fprintf(out, "%s\n    \"%s\": {", i ? "," : "", r->latency->add[i].name);
+		json_result(out, "locked_add", &r->latency->add[i]);
+		fprintf(out, ", ");
+		json_result(out, "chained_load", &r->latency->chain[i]);
+		fputc('}', out);
+	}
 	fprintf(out, "\n  },\n  \"forced\": [");
 	for (int i = 0; i < r->forced_count; i++) {
 		const struct report_forced *f = &r->forced[i];
@@ -465,6 +581,16 @@ void report_json(const struct report *r, FILE *out)
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
 			fprintf(out, ", ");
 			json_result(out, fields[k].key, fields[k].b);
+		}
+		fprintf(out, ", ");
+		json_result(out, "locked_add: sched_getcpu", &f->waited.sched);
+		fprintf(out, ", ");
+		json_result(out, "locked_add: glibc_sched_getcpu", &f->waited.glibc_sched);
+		fprintf(out, ", ");
+		json_result(out, "locked_add: getcpu", &f->waited.getcpu);
+		if (f->waited.glibc_has_getcpu) {
+			fprintf(out, ", ");
+			json_result(out, "locked_add: glibc_getcpu", &f->waited.glibc_getcpu);
 		}
 		fputc('}', out);
 	}
@@ -495,6 +621,16 @@ void report_json(const struct report *r, FILE *out)
 			"\"bytes\": %lu}", r->restricted.by[i].index, r->restricted.by[i].ns,
 			r->restricted.by[i].used, r->restricted.by[i].highest,
 			r->restricted.by[i].bytes);
+	fprintf(out, "},\n  \"preempted_lock\": {\"offered\": %s", r->preempted.offered ? "true" : "false");
+	for (int i = 0; i < 2 && r->preempted.ran; i++) {
+		const struct preempted_run *run = i ? &r->preempted.on : &r->preempted.off;
+
+		if (i == 1 && !r->preempted.offered)
+			break;
+		fprintf(out, ", \"%s\": {\"acquisitions\": %ld, \"found_taken\": %ld, "
+			"\"waiter_ns\": %.1f, \"granted\": %ld}", i ? "with" : "without",
+			run->acquisitions, run->found_taken, run->wait_ns, run->granted);
+	}
 	fprintf(out, "},\n  \"targets\": [");
 	for (int i = 0; i < n; i++) {
 		fprintf(out, "%s\n    {\"what\": \"%s\"", i ? "," : "", t[i].what);
@@ -515,6 +651,13 @@ void report_csv(const struct report *r, FILE *out)
 	for (int i = 0; i < r->reading_count; i++)
 		fprintf(out, "reading,\"%s\",0,%.3f,%.3f\n", r->reading[i].name,
 			r->reading[i].best_ns, r->reading[i].median_ns);
+	for (int i = 0; r->latency != NULL && i < r->latency->count; i++) {
+		fprintf(out, "latency-locked-add,\"%s\",0,%.3f,%.3f\n", r->latency->add[i].name,
+			r->latency->add[i].best_ns, r->latency->add[i].median_ns);
+		fprintf(out, "latency-chained-load,\"%s\",0,%.3f,%.3f\n",
+			r->latency->chain[i].name, r->latency->chain[i].best_ns,
+			r->latency->chain[i].median_ns);
+	}
 	for (int i = 0; i < r->loop_count; i++)
 		fprintf(out, "loop,\"%s\",0,%.3f,%.3f\n", r->loops[i].name,
 			r->loops[i].best_ns, r->loops[i].median_ns);
@@ -529,4 +672,10 @@ void report_csv(const struct report *r, FILE *out)
 			if (r->counter_ns[k][t] >= 0)
 				fprintf(out, "counters,\"%s\",%d,%.3f,%.3f\n", counter_names[k],
 					r->threads[t], r->counter_best[k][t], r->counter_ns[k][t]);
+	if (r->preempted.ran)
+		fprintf(out, "preempted-lock,\"waiter ns per acquisition, without the extension\",2,"
+			"%.3f,%.3f\n", r->preempted.off.wait_ns, r->preempted.off.wait_ns);
+	if (r->preempted.ran && r->preempted.offered)
+		fprintf(out, "preempted-lock,\"waiter ns per acquisition, with the extension\",2,"
+			"%.3f,%.3f\n", r->preempted.on.wait_ns, r->preempted.on.wait_ns);
 }

@@ -9,7 +9,9 @@
 #include <stdio.h>
 
 #include "counters.h"
+#include "latency.h"
 #include "measure.h"
+#include "preempted.h"
 
 #define REPORT_MAX_FORCED 8
 #define REPORT_MAX_THREAD_COUNTS 12
@@ -30,6 +32,7 @@ struct report_forced {
 	char bound[32];
 	struct bench_result sched, generic, getcpu, glibc, syscall, miss, hit;
 	struct bench_result counter, shard;	/* fastcpu_counter_add, atomic */
+	struct report_waited waited;	/* table 7's (a): the exported calls */
 };
 
 /* A sharded counter in a process restricted to some of the CPUs. */
@@ -49,6 +52,7 @@ struct report {
 	struct bench_result *reading;	/* table 1; [0] is the empty loop */
 	int reading_count;
 	struct bench_result first_fastcpu, first_glibc;
+	const struct latency_table *latency;	/* table 7: the answer waited on */
 	struct bench_result *loops;	/* reading in a loop; [0] empty loop */
 	int loop_count;
 	int cid_limit;
@@ -62,6 +66,7 @@ struct report {
 	 * rounds, the empty loop's subtracted; -1 where not run */
 	double counter_ns[COUNTER_KINDS][REPORT_MAX_THREAD_COUNTS];
 	double counter_best[COUNTER_KINDS][REPORT_MAX_THREAD_COUNTS];
+	struct preempted_table preempted;	/* table 9 */
 };
 
 void report_text(const struct report *r, FILE *out);

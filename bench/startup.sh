@@ -38,7 +38,9 @@ else
 fi
 $only_syscalls && exit 0
 if command -v hyperfine >/dev/null 2>&1; then
-	hyperfine -N --warmup 100 --runs 2000 --style basic \
+	runs=2000
+	[ -z "${FASTCPU_BENCH_QUICK:-}" ] || runs=200
+	hyperfine -N --warmup 100 --runs "$runs" --style basic \
 		"env LD_PRELOAD=$dir/empty.so /bin/true" \
 		"env LD_PRELOAD=$lib /bin/true" 2>&1 | grep -v '^ *$'
 else

@@ -27,7 +27,7 @@
  * ahead of libc they interpose each ABI with its own wrapper; and the static
  * linker never binds a new reference to a non-default version, so a program
  * linked with -lfastcpu records its requirement on libc.so.6, never a
- * GLIBC_x of libfastcpu.so.0 (tests/link-abi.sh). An unversioned definition
+ * GLIBC_x of libfastcpu.so.0 (tests/packaging/link-abi.sh). An unversioned definition
  * would instead take calls of both ABIs, reading a GLIBC_2.3.3 caller's set
  * as a size. musl has one ABI and no versions: unversioned there.
  *

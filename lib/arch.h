@@ -19,6 +19,9 @@
  *                           where an instruction or libc says it (else the
  *                           device tree's timebase-frequency, tick.c);
  *   FASTCPU_ARCH_MARK_AND_JUMP, the vfork/clone stub of task-tls.c;
+ *   fastcpu_arch_pause(), a spinning waiter's hint to the CPU;
+ *   fastcpu_arch_answer(), what an exported entry point does with its
+ *                           answer on the way out (x86.h says why);
  *   fastcpu_arch_thread_pointer(), where the compiler's builtin lacks it.
  * What a file leaves out gets a definition below that says "not here", so
  * that code using it compiles, and is type-checked, on every architecture.
@@ -75,6 +78,22 @@ static inline uint64_t fastcpu_arch_counter(void)
 static inline uint64_t fastcpu_arch_counter_hz(void)
 {
 	return 0;
+}
+#endif
+
+/* A spinning waiter's hint to the CPU (another hardware thread may use
+ * the core meanwhile); nothing where the architecture has none. */
+#ifndef FASTCPU_HAVE_PAUSE
+static inline void fastcpu_arch_pause(void)
+{
+	__asm__ __volatile__("" : : : "memory");
+}
+#endif
+
+#ifndef FASTCPU_HAVE_ANSWER
+static inline int fastcpu_arch_answer(int value)
+{
+	return value;
 }
 #endif
 

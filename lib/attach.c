@@ -82,7 +82,8 @@ static const volatile int *program_owner_cpu_id(const struct fastcpu_program_own
 	const volatile int *cpu_id = fastcpu_program_area_cpu_id(o);
 
 	if (cpu_id != NULL) {
-		(void)fastcpu_publish_cpu_id(cpu_id);
+		if (fastcpu_publish_cpu_id(cpu_id))
+			(void)fastcpu_program_area_takes_sequences(o, cpu_id);
 		if (fastcpu_program_area_shared())
 			unregister_at_thread_exit(cpu_id);
 	}
@@ -99,6 +100,14 @@ static const volatile int *own_cpu_id(const struct fastcpu_binding *b)
 	if (cpu_id != NULL)
 		unregister_at_thread_exit(cpu_id);
 	return cpu_id;
+}
+
+/* glibc's areas take the library's sequences: glibc registers them with
+ * the signature of the same convention, per architecture. */
+static void publish_glibc_area(void)
+{
+	if (fastcpu_publish_cpu_id(glibc_cpu_id()))
+		fastcpu_publish_sequences();
 }
 
 /*
@@ -121,10 +130,12 @@ static void attach(void)
 		/* the fallback serves every thread */
 	} else if (fastcpu_glibc_registered_rseq()) {
 		cpu_id = glibc_cpu_id();
-		(void)fastcpu_publish_cpu_id(cpu_id);
+		publish_glibc_area();
 		k = FASTCPU_AREA_GLIBC;
 		if (*cpu_id < 0)	/* glibc's registration failed here */
 			cpu_id = NULL, k = FASTCPU_AREA_NONE;
+		else
+			fastcpu_slice_enable(cpu_id);
 	} else if ((o = fastcpu_program_owner()) == NULL) {
 		return;
 	} else if (o->convention != FASTCPU_OWNER_NONE) {
@@ -145,10 +156,24 @@ static void attach(void)
 	registering = 0;
 }
 
-void fastcpu_attach_calling_thread(void)
+const volatile int *fastcpu_attached_cpu_id(void)
 {
 	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
 		attach();
+	return fastcpu_cpu_id_ref;
+}
+
+/* Sequences run on glibc's areas and the library's own (the signature is
+ * glibc's convention and the library's), and on a program owner's where
+ * its registration is known to carry the library's signature. */
+bool fastcpu_thread_runs_sequences(const volatile int *cpu_id)
+{
+	const struct fastcpu_program_owner *o;
+
+	if (kind != FASTCPU_AREA_PROGRAM)
+		return true;
+	o = fastcpu_program_owner();
+	return o != NULL && fastcpu_program_area_takes_sequences(o, cpu_id);
 }
 
 /* Where this process's areas are, published before any thread asks, so
@@ -159,7 +184,7 @@ static void publish_areas(void)
 	const struct fastcpu_program_owner *o;
 
 	if (fastcpu_glibc_registered_rseq())
-		(void)fastcpu_publish_cpu_id(glibc_cpu_id());
+		publish_glibc_area();
 	else if ((o = fastcpu_program_owner()) != NULL && o->convention != FASTCPU_OWNER_NONE)
 		fastcpu_program_area_publish(o);
 	else
@@ -171,9 +196,10 @@ static void publish_areas(void)
  * can setenv(); the search for another rseq owner, before any thread can
  * register one, and only where glibc did not (its areas are all that is
  * ever read then); where the areas are, if rseq may be used; whose vfork
- * and clone the process calls (task-tls.c); the exit hook where the C
- * library needs it. Each of the last three may take a lock, which a first
- * call in a signal handler could not. No system call.
+ * and clone the process calls (task-tls.c); the upper half's pop turns'
+ * fork handler (turns.c); the exit hook where the C library needs it. Each
+ * of the last four may take a lock, which a first call in a signal handler
+ * could not. No system call.
  */
 __attribute__((constructor)) static void at_load(void)
 {
@@ -184,6 +210,7 @@ __attribute__((constructor)) static void at_load(void)
 	if (s.backend == FASTCPU_CHOOSE_AUTO || s.backend == FASTCPU_CHOOSE_RSEQ)
 		publish_areas();
 	fastcpu_task_tls_at_load();
+	fastcpu_turns_at_load();
 	if (UNREGISTER_AT_EXIT)
 		exit_key_made = pthread_key_create(&exit_key, at_thread_exit) == 0;
 }

@@ -28,17 +28,27 @@ FASTCPU_EXPORT int fastcpu_cid_limit(void)
 	return 2 * fastcpu_possible_cpus();
 }
 
-FASTCPU_EXPORT int fastcpu_cid(void)
+static __attribute__((noinline, cold)) int cid_slow(void)
 {
-	const volatile int *ref;
+	const volatile int *ref = fastcpu_attached_cpu_id();
 	int cpu;
 
-	fastcpu_attach_calling_thread();
-	ref = fastcpu_cpu_id_ref;
 	if (*ref >= 0)
 		return *fastcpu_cid_word(ref);
 	/* No area here: the fallback's answer, never a cached one (the CPU
 	 * a thread ran on a moment ago may be another's now). */
 	cpu = fastcpu_uncached_fallback()->cpu();
-	return cpu < 0 ? cpu : cpu + fastcpu_possible_cpus();
+	return cpu < 0 ? cpu : fastcpu_upper_index(cpu);
+}
+
+/* As <fastcpu.h>'s fastcpu_current_cid(), from the library's copy of the
+ * offsets (entry.c says how the entry points read). */
+FASTCPU_EXPORT int fastcpu_cid(void)
+{
+	int cpu = *fastcpu_published_word(&fastcpu_offsets.cpu_id);
+	int cid = *fastcpu_published_word(&fastcpu_offsets.cid);
+
+	if (likely((cpu | cid) >= 0))
+		return fastcpu_arch_answer(cid);
+	return cid_slow();
 }

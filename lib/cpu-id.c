@@ -21,7 +21,15 @@
  * anchor itself, until published, then fixed for good, because a program's
  * compiler keeps the address in a register across a loop. <fastcpu.h>'s
  * inline reads use it, and the node and cid words at their distances from
- * it, published with it.
+ * it, published with it. The library's own entry points read the same
+ * offsets from fastcpu_offsets, its own copy: a program's copy relocation
+ * may have moved the exported words into the program, behind the GOT.
+ *
+ * fastcpu_percpu_cpu_id_offset, what the inline per-CPU operations read,
+ * is the same word once the areas there take the library's sequences (their
+ * signature is the library's): at once for glibc's and the library's own,
+ * after a check for another owner's (program-area.c); the library's object
+ * cache reads its copy, fastcpu_offsets.percpu.
  *
  * The rule: in every thread, either way, a non-negative value is the cpu_id
  * the kernel keeps for that thread, and a negative one (the anchor, a
@@ -43,6 +51,8 @@ FASTCPU_EXPORT __thread const volatile int fastcpu_tls_anchor
 FASTCPU_EXPORT ptrdiff_t fastcpu_cpu_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_node_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_cid_offset;
+FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_cpu_id_offset;
+struct fastcpu_offsets fastcpu_offsets;
 
 void fastcpu_thread_reads(const volatile int *cpu_id)
 {
@@ -54,31 +64,47 @@ static ptrdiff_t from_anchor(const volatile void *at)
 	return (const volatile char *)at - (const volatile char *)&fastcpu_tls_anchor;
 }
 
+/* Both copies of one offset; relaxed: each reader finds 0 or the value. */
+static void set(ptrdiff_t *ours, ptrdiff_t *exported, ptrdiff_t value)
+{
+	__atomic_store_n(ours, value, __ATOMIC_RELAXED);
+	__atomic_store_n(exported, value, __ATOMIC_RELAXED);
+}
+
 /* The node_id word where the kernel maintains it (else the out-of-line
- * getcpu() reads the sysfs table), and the concurrency id's word: mm_cid
- * where the kernel keeps it, else cpu_id. Safe to repeat: each store
- * writes the one value it can have. */
-static void publish_derived(ptrdiff_t cpu_id)
+ * getcpu() reads the sysfs table), the concurrency id's word (mm_cid where
+ * the kernel keeps it, else cpu_id), and the program's copy of cpu_id. */
+static void publish_rest(ptrdiff_t cpu_id)
 {
 	const ptrdiff_t to_node = offsetof(struct fastcpu_rseq_abi, node_id) -
 				  offsetof(struct fastcpu_rseq_abi, cpu_id);
-	const ptrdiff_t to_cid = offsetof(struct fastcpu_rseq_abi, mm_cid) -
-				 offsetof(struct fastcpu_rseq_abi, cpu_id);
-	struct fastcpu_rseq_kernel k = fastcpu_rseq_kernel();
 
-	if (k.node_id)
-		__atomic_store_n(&fastcpu_node_id_offset, cpu_id + to_node,
-				 __ATOMIC_RELAXED);
-	__atomic_store_n(&fastcpu_cid_offset, k.mm_cid ? cpu_id + to_cid : cpu_id,
-			 __ATOMIC_RELAXED);
+	if (fastcpu_rseq_kernel().node_id)
+		set(&fastcpu_offsets.node_id, &fastcpu_node_id_offset, cpu_id + to_node);
+	set(&fastcpu_offsets.cid, &fastcpu_cid_offset, cpu_id + fastcpu_cid_distance());
+	__atomic_store_n(&fastcpu_cpu_id_offset, cpu_id, __ATOMIC_RELAXED);
 }
 
+/* The library's copy of cpu_id decides: the first offer wins, once. A
+ * reader that finds it before the rest is answered out of line there. */
 bool fastcpu_publish_cpu_id(const volatile int *cpu_id)
 {
 	ptrdiff_t mine = from_anchor(cpu_id);
 
-	if (fastcpu_once_offer(&fastcpu_cpu_id_offset, mine) != mine)
+	if (fastcpu_once_offer(&fastcpu_offsets.cpu_id, mine) != mine)
 		return false;
-	publish_derived(mine);
+	publish_rest(mine);
 	return true;
+}
+
+/* The inline operations' word: the published cpu_id's, once the areas
+ * there are known to take the library's sequences. */
+void fastcpu_publish_sequences(void)
+{
+	ptrdiff_t cpu_id = __atomic_load_n(&fastcpu_offsets.cpu_id, __ATOMIC_RELAXED);
+
+	if (cpu_id != 0) {
+		__atomic_store_n(&fastcpu_offsets.percpu, cpu_id, __ATOMIC_RELAXED);
+		__atomic_store_n(&fastcpu_percpu_cpu_id_offset, cpu_id, __ATOMIC_RELAXED);
+	}
 }

@@ -10,34 +10,49 @@
 #include "rseq-abi.h"
 
 /*
- * Every entry point starts with the same test glibc's own rseq path makes:
- * the thread's cpu_id (cpu-id.c) is non-negative once its rseq area is
- * known. Anything else (first call of the thread, no rseq) goes out of line,
- * where the process-wide choice made once in bind.c is called through one
- * pointer.
+ * Every entry point starts as <fastcpu.h>'s inline reads do: one load of
+ * the word at the published offset from the thread's anchor (the library's
+ * own copy of the offset, cpu-id.c), non-negative where it is the cpu_id of
+ * the thread's registered area. Anything else (nothing published, the
+ * thread's first call where the area is its own or another owner's, no
+ * rseq) goes out of line, where the thread's pointer decides: an area that
+ * sits elsewhere, or the process-wide fallback chosen once in bind.c. The
+ * answer leaves through fastcpu_arch_answer() (arch/x86.h says why).
  */
 
-static __attribute__((noinline, cold)) int sched_getcpu_slow(int seen)
+static __attribute__((noinline, cold)) int sched_getcpu_slow(void)
 {
-	if (seen == FASTCPU_CPU_UNATTACHED) {
-		int cpu;
+	int cpu = *fastcpu_attached_cpu_id();
 
-		fastcpu_attach_calling_thread();
-		cpu = *fastcpu_cpu_id_ref;
-		if (cpu >= 0)
-			return cpu;
-	}
+	if (cpu >= 0)
+		return cpu;
 	return fastcpu_fallback()->cpu();
 }
 
 FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
 {
+	int cpu = *fastcpu_published_word(&fastcpu_offsets.cpu_id);
+
+	if (likely(cpu >= 0))
+		return fastcpu_arch_answer(cpu);
+	return sched_getcpu_slow();
+}
+
+#ifdef PIC
+/* FASTCPU_1.0's <fastcpu.h> read fastcpu_cpu_id_ref inline, calling this
+ * while it was negative: programs built with it bind here, and the thread
+ * attaches, so that their reads are inline from then on. */
+FASTCPU_EXPORT int fastcpu_compat_sched_getcpu_1_0(void);
+int fastcpu_compat_sched_getcpu_1_0(void)
+{
 	int cpu = *fastcpu_cpu_id_ref;
 
 	if (likely(cpu >= 0))
 		return cpu;
-	return sched_getcpu_slow(cpu);
+	return sched_getcpu_slow();
 }
+__asm__(".symver fastcpu_compat_sched_getcpu_1_0, fastcpu_sched_getcpu@FASTCPU_1.0");
+#endif
 
 /* glibc's sched_getcpu@GLIBC_2.6: unversioned here, so it interposes. */
 FASTCPU_GLIBC_NAME int sched_getcpu(void)
@@ -76,68 +91,67 @@ getcpu_table(int seen, unsigned int *cpu, unsigned int *node)
  * space, so reading cpu_id again after node_id and finding it unchanged
  * means no migration came in between (short of two within these three
  * loads, from CPU a to b and back to a). Without node_id the table gives
- * the node, consistent by construction. Every call here is a tail call: the
- * fast path needs no stack frame.
+ * the node, consistent by construction. *cpu is stored first, for a caller
+ * that waits on it, and again if cpu_id changed. Every call here is a tail
+ * call: the fast path needs no stack frame.
  */
 static inline int getcpu_rseq(const volatile int *ref, int seen,
 			      unsigned int *cpu, unsigned int *node)
 {
 	const volatile struct fastcpu_rseq_abi *area = fastcpu_area_of(ref);
+	unsigned int n;
+	int again;
 
-	if (node != NULL) {
-		unsigned int n;
-		int again;
-
-		/* Published when the kernel keeps node_id, before any
-		 * thread's fastcpu_cpu_id_ref points at an area. */
-		if (unlikely(__atomic_load_n(&fastcpu_node_id_offset,
-					     __ATOMIC_RELAXED) == 0))
-			return getcpu_table(seen, cpu, node);
-		for (;;) {
-			n = area->node_id;
-			again = *ref;
-			if (likely(again == seen))
-				break;
-			seen = again;
-		}
-		*node = n;
+	if (cpu != NULL)
+		*cpu = (unsigned int)seen;
+	if (node == NULL)
+		return 0;
+	/* Published where the kernel keeps node_id, with cpu_id. */
+	if (unlikely(__atomic_load_n(&fastcpu_offsets.node_id, __ATOMIC_RELAXED) == 0))
+		return getcpu_table(seen, cpu, node);
+	for (;;) {
+		n = area->node_id;
+		again = *ref;
+		if (likely(again == seen))
+			break;
+		seen = again;
+		if (cpu != NULL)
+			*cpu = (unsigned int)seen;
 	}
-	return answer(cpu, NULL, (unsigned int)seen, 0);
+	*node = n;
+	return 0;
 }
 
 static __attribute__((noinline, cold)) int
-getcpu_slow(int seen, unsigned int *cpu, unsigned int *node)
+getcpu_slow(unsigned int *cpu, unsigned int *node)
 {
+	const volatile int *ref = fastcpu_attached_cpu_id();
 	const struct fastcpu_backend *b;
 	unsigned int c, n = 0;
-	int r;
+	int seen = *ref;
 
-	if (seen == FASTCPU_CPU_UNATTACHED) {
-		fastcpu_attach_calling_thread();
-		seen = *fastcpu_cpu_id_ref;
-		if (seen >= 0)
-			return getcpu_rseq(fastcpu_cpu_id_ref, seen, cpu, node);
-	}
+	if (seen >= 0)
+		return getcpu_rseq(ref, seen, cpu, node);
 	b = fastcpu_fallback();
 	if (node != NULL) {
 		if (b->cpu_node(&c, &n) != 0)
 			return -1;
 		return answer(cpu, node, c, n);
 	}
-	r = b->cpu();
-	if (r < 0)
+	seen = b->cpu();
+	if (seen < 0)
 		return -1;
-	return answer(cpu, NULL, (unsigned int)r, 0);
+	return answer(cpu, NULL, (unsigned int)seen, 0);
 }
 
 FASTCPU_EXPORT int fastcpu_getcpu(unsigned int *cpu, unsigned int *node)
 {
-	const volatile int *ref = fastcpu_cpu_id_ref;
-	int seen = *ref;
+	const volatile int *at = fastcpu_published_word(&fastcpu_offsets.cpu_id);
+	int seen = *at;
 
 	if (unlikely(seen < 0))
-		return getcpu_slow(seen, cpu, node);
-	return getcpu_rseq(ref, seen, cpu, node);
+		return getcpu_slow(cpu, node);
+	return getcpu_rseq(at, seen, cpu, node);
 }
 
 /* glibc's getcpu@GLIBC_2.29 (which never reads rseq): interposed likewise. */
@@ -151,11 +165,10 @@ FASTCPU_EXPORT const char *fastcpu_backend(void)
 		[FASTCPU_AREA_PROGRAM] = "rseq (program)",
 		[FASTCPU_AREA_OWN] = "rseq (own)",
 	};
-	enum fastcpu_area_kind k;
+	const volatile int *ref = fastcpu_attached_cpu_id();
+	enum fastcpu_area_kind k = fastcpu_area_kind();
 
-	fastcpu_attach_calling_thread();
-	k = fastcpu_area_kind();
-	if (*fastcpu_cpu_id_ref >= 0 && k != FASTCPU_AREA_NONE)
+	if (*ref >= 0 && k != FASTCPU_AREA_NONE)
 		return area_names[k];
 	return fastcpu_fallback()->name;
 }

@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The one file that publishes the offsets <fastcpu.h> declares const. */
-#define FASTCPU_LIBRARY_PUBLISHES_OFFSETS
 #include "fastcpu.h"
 
 #include "arch.h"
@@ -48,8 +46,12 @@
 /* ---- set-up (attach.c) -------------------------------------------------- */
 
 /* Once per thread, on its first call (its fastcpu_cpu_id_ref still at the
- * unattached marker): bind the process, find or register the thread's area. */
-void fastcpu_attach_calling_thread(void);
+ * unattached marker): bind the process, find or register the thread's area.
+ * Returns the thread's pointer then: an area's cpu_id, or a marker. */
+const volatile int *fastcpu_attached_cpu_id(void);
+/* Whether the library may run its sequences on the calling thread's area,
+ * whose cpu_id is at cpu_id (registered: non-negative). */
+bool fastcpu_thread_runs_sequences(const volatile int *cpu_id);
 /* Which area the calling thread reads (private.h names them). */
 enum fastcpu_area_kind fastcpu_area_kind(void);
 /* glibc (2.35+) registered its area in every thread: it owns them all. */
@@ -71,6 +73,11 @@ void fastcpu_own_area_unregister(const volatile int *cpu_id);
  * librseq has not published where its areas are. */
 const volatile int *fastcpu_program_area_cpu_id(const struct fastcpu_program_owner *o);
 void fastcpu_program_area_publish(const struct fastcpu_program_owner *o);
+/* Whether the library may run its sequences on the owner's areas (decided
+ * once, in a thread where the area at cpu_id is registered; false until
+ * then); publishes them for the inline operations when it may. */
+bool fastcpu_program_area_takes_sequences(const struct fastcpu_program_owner *o,
+					  const volatile int *cpu_id);
 /* Whether the calling thread holds a reference to the shared area, and
  * giving it back (musl's thread exit). */
 bool fastcpu_program_area_shared(void);
@@ -142,6 +149,22 @@ void fastcpu_thread_reads(const volatile int *cpu_id);
  * same offset from its anchor), with the node and cid words it implies;
  * false if another one was published before. */
 bool fastcpu_publish_cpu_id(const volatile int *cpu_id);
+/* The inline per-CPU operations may run their sequences on the areas at
+ * the published cpu_id word (fastcpu_percpu_cpu_id_offset). */
+void fastcpu_publish_sequences(void);
+/* What the library's entry points read: its own copy of the published
+ * offsets, reached without the GOT (the exported words may live in the
+ * program, copied there by copy relocations), written with them. */
+struct fastcpu_offsets {
+	ptrdiff_t cpu_id, node_id, cid;	/* 0: not published */
+	ptrdiff_t percpu;		/* fastcpu_percpu_cpu_id_offset's copy */
+};
+extern struct fastcpu_offsets fastcpu_offsets;
+/* The calling thread's word at a published offset (the anchor, -1, at 0). */
+static inline const volatile int *fastcpu_published_word(const ptrdiff_t *offset)
+{
+	return fastcpu_tls_word_(__atomic_load_n(offset, __ATOMIC_RELAXED));
+}
 
 /* ---- mechanisms --------------------------------------------------------- */
 
@@ -189,10 +212,16 @@ struct fastcpu_program_owner {
 	ptrdiff_t area_offset;
 	ptrdiff_t refcount_offset;
 	const ptrdiff_t *published_offset;
+	const char *object;	/* the shared object publishing it; NULL: the program */
 };
 void fastcpu_program_owner_search(void);
 /* What the search found; NULL before it ran. */
 const struct fastcpu_program_owner *fastcpu_program_owner(void);
+/* librseq publishes its offset in its constructor, which the loader may run
+ * after this library's: at load, a publishing owner whose offset is still 0
+ * is initialised now, if it is a shared object the loader has not
+ * initialised yet. Then the offset, 0 while still unknown. */
+ptrdiff_t fastcpu_program_owner_offset_at_load(const struct fastcpu_program_owner *o);
 
 /* ---- readers of what the kernel and the loader give --------------------- */
 
@@ -200,6 +229,7 @@ const struct fastcpu_program_owner *fastcpu_program_owner(void);
  * whether it keeps node_id and mm_cid, and the length the library
  * registers its own area with. */
 struct fastcpu_rseq_kernel {
+	unsigned int feature_size;	/* AT_RSEQ_FEATURE_SIZE; 0 before 6.3 */
 	unsigned int own_length;
 	bool node_id;
 	bool mm_cid;
@@ -245,12 +275,77 @@ static inline void *fastcpu_thread_at(ptrdiff_t offset)
 	return (char *)fastcpu_arch_thread_pointer() + offset;
 }
 
-/* The word a thread with an area indexes by (cid.c, percpu.c): mm_cid where
- * the kernel keeps it, else cpu_id, as <fastcpu.h> publishes it. */
-static inline const volatile int *fastcpu_cid_word(const volatile int *cpu_id)
+/* Where the concurrency id is, from a thread's cpu_id: mm_cid where the
+ * kernel keeps it, else cpu_id itself. The one home of that fact: the
+ * words cpu-id.c publishes and the library's own reads (cid.c, percpu.c)
+ * both take it from here. */
+static inline ptrdiff_t fastcpu_cid_distance(void)
 {
 	return fastcpu_rseq_kernel().mm_cid ?
-	       (const volatile int *)&fastcpu_area_of(cpu_id)->mm_cid : cpu_id;
+	       (ptrdiff_t)(offsetof(struct fastcpu_rseq_abi, mm_cid) -
+			   offsetof(struct fastcpu_rseq_abi, cpu_id)) : 0;
 }
+
+static inline const volatile int *fastcpu_cid_word(const volatile int *cpu_id)
+{
+	return (const volatile int *)((uintptr_t)cpu_id + (uintptr_t)fastcpu_cid_distance());
+}
+
+/* The index of a thread without an area (no rseq, or sequences not allowed
+ * on its area): its CPU plus the number of possible CPUs, the upper half
+ * that no thread with an area reaches (cid.c, percpu.c). */
+static inline int fastcpu_upper_index(int cpu)
+{
+	return cpu + fastcpu_possible_cpus();
+}
+
+/* The calling thread's cpu_id where the library runs its sequences on its
+ * area; NULL where the thread takes the upper half (percpu.c, objcache.c),
+ * as every thread does where this build has no sequences. It attaches. */
+static inline const volatile int *fastcpu_sequence_cpu_id(void)
+{
+	const volatile int *ref = fastcpu_attached_cpu_id();
+
+#ifdef FASTCPU_RSEQ_INLINE
+	return *ref >= 0 && fastcpu_thread_runs_sequences(ref) ? ref : NULL;
+#else
+	(void)ref;
+	return NULL;
+#endif
+}
+
+/* The CPU whose slot of the upper half a thread without an area takes:
+ * the one it ran on when it asked (any is right, the nearer the less
+ * contended), 0 where nothing can answer, errno kept then. The thread has
+ * attached. */
+static inline int fastcpu_upper_cpu(void)
+{
+	int cpu = fastcpu_fallback()->cpu_quiet();
+
+	return cpu >= 0 && cpu < fastcpu_possible_cpus() ? cpu : 0;
+}
+
+/* One step of waiting for what another thread holds (wait.c), attempt
+ * counting from 0: spins, then yields, then sleeps from this attempt on. */
+#define FASTCPU_WAIT_SPINS 64
+#define FASTCPU_WAIT_YIELDS 16
+#define FASTCPU_WAIT_SLEEPS (FASTCPU_WAIT_SPINS + FASTCPU_WAIT_YIELDS)
+void fastcpu_wait_for_holder(unsigned int attempt);
+
+/* The kernel's time-slice extension for lock holders (slice.c): the
+ * flags the library's own area is registered with (its length), and the
+ * enabling of a thread on glibc's area, where the kernel offers it. */
+unsigned int fastcpu_slice_registration_flags(unsigned int length);
+void fastcpu_slice_enable(const volatile int *cpu_id);
+
+/* Turns for the pops of the upper half's lists, one per CPU index
+ * (turns.c): taking one never waits; a fork child finds them all free but
+ * one its own thread held. */
+bool fastcpu_turn_take(size_t cpu);
+void fastcpu_turn_give(size_t cpu);
+/* Whether the calling thread holds a turn (a signal handler interrupted
+ * its pop). */
+bool fastcpu_turn_held_here(void);
+void fastcpu_turns_at_load(void);
 
 #endif /* FASTCPU_INTERNAL_H */

@@ -58,6 +58,7 @@ struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void)
 	unsigned int feature = f & FEATURE_MASK;
 
 	return (struct fastcpu_rseq_kernel){
+		.feature_size = feature,
 		.own_length = (f & ~FACTS_READ) >> LENGTH_SHIFT,
 		.node_id = feature >= FASTCPU_RSEQ_NODE_FEATURE_SIZE,
 		.mm_cid = feature >= FASTCPU_RSEQ_MM_CID_FEATURE_SIZE,

@@ -35,19 +35,29 @@ static struct fastcpu_rseq_abi *area_at(unsigned int room_offset)
 	return (struct fastcpu_rseq_abi *)at;
 }
 
+/* The first area of the calling thread's room, published (with the
+ * sequences: the library registers it) if nothing was; whether it now is. */
+static bool publish_first(void)
+{
+	struct fastcpu_rseq_abi *first = area_at(0);
+	bool mine = fastcpu_publish_cpu_id((const volatile int *)&first->cpu_id);
+
+	if (mine)
+		fastcpu_publish_sequences();
+	return mine;
+}
+
 void fastcpu_own_area_publish(void)
 {
-	(void)fastcpu_publish_cpu_id((const volatile int *)&area_at(0)->cpu_id);
+	(void)publish_first();
 }
 
 /* The calling thread's area: at the published word where its TLS lets it
  * (published now if nothing was), else in the room's second half. */
 static struct fastcpu_rseq_abi *place(void)
 {
-	struct fastcpu_rseq_abi *first = area_at(0);
-
-	if (fastcpu_publish_cpu_id((const volatile int *)&first->cpu_id))
-		return first;
+	if (publish_first())
+		return area_at(0);
 	return area_at(2 * FASTCPU_RSEQ_AREA_SIZE);
 }
 
@@ -86,7 +96,9 @@ const volatile int *fastcpu_own_area_register(bool forced)
 		for (unsigned int i = offsetof(struct fastcpu_rseq_abi, end); i < length; i++)
 			((volatile unsigned char *)area)[i] = 0;
 	}
-	ret = fastcpu_rseq_call(area, length, 0);
+	ret = fastcpu_rseq_call(area, length, (int)fastcpu_slice_registration_flags(length));
+	if (ret == -EINVAL && fastcpu_slice_registration_flags(length) != 0)
+		ret = fastcpu_rseq_call(area, length, 0);	/* a kernel without the flag */
 	if (ret == 0 || ret == -EBUSY)
 		return (const volatile int *)&area->cpu_id;
 	if (forced)

@@ -9,8 +9,7 @@
 
 FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)
 {
-	fastcpu_attach_calling_thread();
-	facts->area = *fastcpu_cpu_id_ref >= 0 ? fastcpu_area_kind() : FASTCPU_AREA_NONE;
+	facts->area = *fastcpu_attached_cpu_id() >= 0 ? fastcpu_area_kind() : FASTCPU_AREA_NONE;
 	facts->rdpid = fastcpu_arch_has_rdpid();
 #ifdef FASTCPU_VDSO_GETCPU
 	facts->vdso_getcpu = fastcpu_vdso_lookup(FASTCPU_VDSO_GETCPU,

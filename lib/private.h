@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/private.h: what the fastcpu tool asks the library (private.c). */
+/* lib/private.h: what the fastcpu tool, the tests and the benchmark of the
+ * same tree ask the library (private.c, objcache-census.c). */
 
 #ifndef FASTCPU_PRIVATE_H
 #define FASTCPU_PRIVATE_H
@@ -9,8 +10,9 @@
 #include <stddef.h>
 
 /*
- * Exported at version FASTCPU_PRIVATE, for the tool built in the same tree
- * only: no compatibility is promised, and this header is not installed.
+ * Exported at version FASTCPU_PRIVATE, for the tool, tests and benchmark
+ * built in the same tree only: no compatibility is promised, and this
+ * header is not installed.
  */
 
 /* Which rseq area a thread reads. */
@@ -26,5 +28,26 @@ struct fastcpu_private_facts {
 
 /* Fills facts as the calling thread and the library see them now. */
 void fastcpu_private_facts(struct fastcpu_private_facts *facts);
+
+/* An object cache counted, while no thread uses it (the tests, the
+ * benchmark): every object it carved is given out or free in one place. */
+struct fastcpu_private_census {
+	size_t carved;			/* objects ever carved */
+	size_t listed;			/* free, in the CPUs' lists */
+	size_t in_depot;		/* free, in the depot */
+	size_t batches;			/* the depot's batches */
+	size_t longest;			/* the longest CPU list */
+	size_t limit;			/* what a list may hold */
+	size_t object_bytes;		/* an object's bytes, rounded */
+	size_t repeated;		/* objects found free twice */
+	size_t strays;			/* free, not the cache's */
+	size_t misdepths;		/* objects whose depth is wrong */
+	unsigned long aborts;		/* the process's objcache sequences aborted */
+};
+
+struct fastcpu_objcache;
+/* 0, or -1 (errno ENOMEM: no memory to count with). */
+int fastcpu_private_objcache_census(const struct fastcpu_objcache *cache,
+				    struct fastcpu_private_census *census);
 
 #endif /* FASTCPU_PRIVATE_H */

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "internal.h"
+#include "once.h"
 #include "rseq-abi.h"
 
 /* This thread holds one reference to the program owner's shared area. */
@@ -20,10 +21,75 @@ static volatile uint32_t *refcount(const struct fastcpu_program_owner *o)
 	return fastcpu_thread_at(o->refcount_offset);
 }
 
+/*
+ * Whether the library may run its sequences on the owner's areas: where the
+ * kernel knows them registered with its signature. librseq's conventions
+ * (the published offset; the shared area's reference count, whose every
+ * user registers with one signature) fix it, per architecture, to the
+ * library's (and glibc's). Any other owner of an exported __rseq_abi
+ * (tcmalloc, ClickHouse, one of the program's own) is asked, once per
+ * process, in a thread whose area is registered: the same area, length and
+ * signature again is EBUSY; another signature, EPERM. Each length the owner
+ * may have registered is tried (EINVAL: not that one); where none fits,
+ * the upper half serves (the answer is kept: "other").
+ */
+enum { UNKNOWN, SAME, OTHER };
+static unsigned int verdict;	/* what the kernel said */
+
+static unsigned int ask_kernel(volatile struct fastcpu_rseq_abi *area)
+{
+	unsigned int lengths[3] = { FASTCPU_RSEQ_ORIG_SIZE,
+				    fastcpu_rseq_kernel().feature_size,
+				    fastcpu_rseq_kernel().own_length };
+
+	for (int i = 0; i < 3; i++) {
+		long ret = lengths[i] < FASTCPU_RSEQ_ORIG_SIZE ? -EINVAL :
+			   fastcpu_rseq_call(area, lengths[i], 0);
+
+		if (ret == -EBUSY)
+			return SAME;
+		if (ret != -EINVAL)
+			return OTHER;	/* EPERM, or a thread not registered */
+	}
+	return OTHER;
+}
+
+bool fastcpu_program_area_takes_sequences(const struct fastcpu_program_owner *o,
+					  const volatile int *cpu_id)
+{
+	unsigned int v = __atomic_load_n(&verdict, __ATOMIC_ACQUIRE);
+
+	if (v != UNKNOWN)
+		return v == SAME;
+	if (o->convention != FASTCPU_OWNER_EXPORTED)
+		v = SAME;
+	else if (*cpu_id < 0 || !fastcpu_task_owns_tls())
+		return false;	/* not registered in this task: ask later */
+	else
+		v = ask_kernel(fastcpu_area_of(cpu_id));
+	(void)fastcpu_once_offer(&verdict, v);
+	if (v == SAME)
+		fastcpu_publish_sequences();
+	return v == SAME;
+}
+
+/* At load: the exported area, or librseq's as soon as its offset is known
+ * (else each thread's first call publishes it, once it is); the sequences
+ * where librseq's conventions vouch for the signature. */
 void fastcpu_program_area_publish(const struct fastcpu_program_owner *o)
 {
-	if (o->convention != FASTCPU_OWNER_PUBLISHED)
-		(void)fastcpu_publish_cpu_id((const volatile int *)&exported_area(o)->cpu_id);
+	struct fastcpu_rseq_abi *area = exported_area(o);
+	ptrdiff_t offset;
+
+	if (o->convention == FASTCPU_OWNER_PUBLISHED) {
+		offset = fastcpu_program_owner_offset_at_load(o);
+		if (offset == 0)
+			return;
+		area = fastcpu_thread_at(offset);
+	}
+	if (fastcpu_publish_cpu_id((const volatile int *)&area->cpu_id) &&
+	    o->convention != FASTCPU_OWNER_EXPORTED)
+		(void)fastcpu_program_area_takes_sequences(o, (const volatile int *)&area->cpu_id);
 }
 
 /*

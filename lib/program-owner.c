@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/program-owner.c: find who else owns the threads' rseq areas. */
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 
@@ -50,7 +51,7 @@ static bool tls_offset(const struct dl_phdr_info *info, const struct fastcpu_elf
 struct search {
 	struct fastcpu_program_owner owner;
 	const ptrdiff_t *first_rseq_offset;
-	bool librseq;
+	const char *librseq;	/* the first object with librseq's functions */
 };
 
 static int look_in(struct dl_phdr_info *info, size_t size, void *arg)
@@ -74,8 +75,9 @@ static int look_in(struct dl_phdr_info *info, size_t size, void *arg)
 	sym = fastcpu_elf_lookup(&e, "rseq_offset", STT_OBJECT, NULL);
 	if (sym != NULL && sym->st_size == sizeof(ptrdiff_t) && s->first_rseq_offset == NULL)
 		s->first_rseq_offset = (const ptrdiff_t *)(info->dlpi_addr + sym->st_value);
-	if (fastcpu_elf_lookup(&e, "rseq_register_current_thread", STT_FUNC, NULL))
-		s->librseq = true;
+	if (s->librseq == NULL &&
+	    fastcpu_elf_lookup(&e, "rseq_register_current_thread", STT_FUNC, NULL))
+		s->librseq = info->dlpi_name;
 	return 0;
 }
 
@@ -87,6 +89,9 @@ void fastcpu_program_owner_search(void)
 	if (s.owner.convention == FASTCPU_OWNER_NONE && s.librseq && s.first_rseq_offset) {
 		s.owner.convention = FASTCPU_OWNER_PUBLISHED;
 		s.owner.published_offset = s.first_rseq_offset;
+		/* The program itself is named "": its constructors run last. */
+		if (s.librseq[0] != '\0')
+			s.owner.object = s.librseq;
 	}
 	found = s.owner;
 	__atomic_store_n(&searched, true, __ATOMIC_RELEASE);
@@ -95,4 +100,25 @@ void fastcpu_program_owner_search(void)
 const struct fastcpu_program_owner *fastcpu_program_owner(void)
 {
 	return __atomic_load_n(&searched, __ATOMIC_ACQUIRE) ? &found : NULL;
+}
+
+/*
+ * A program linked with -lrseq before -lfastcpu has the loader initialise
+ * this library first: librseq's constructor, which publishes its offset,
+ * runs after. dlopen() of an object that is loaded but not yet initialised
+ * runs its constructors then (and not again later), as its own first use
+ * would; the reference it takes is given back at once. Only at load, where
+ * dlopen() may allocate and lock.
+ */
+ptrdiff_t fastcpu_program_owner_offset_at_load(const struct fastcpu_program_owner *o)
+{
+	ptrdiff_t offset = __atomic_load_n(o->published_offset, __ATOMIC_ACQUIRE);
+	void *handle;
+
+	if (offset != 0 || o->object == NULL)
+		return offset;
+	handle = dlopen(o->object, RTLD_LAZY | RTLD_NOLOAD);
+	if (handle != NULL)
+		dlclose(handle);
+	return __atomic_load_n(o->published_offset, __ATOMIC_ACQUIRE);
 }

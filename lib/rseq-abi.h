@@ -18,11 +18,37 @@ struct fastcpu_rseq_abi {
 	uint32_t cpu_id_start;	/* kernel-owned */
 	uint32_t cpu_id;	/* kernel-owned; (uint32_t)-1 until registered */
 	uint64_t rseq_cs;	/* user-owned: critical sections */
-	uint32_t flags;		/* deprecated, must stay 0 */
+	uint32_t flags;		/* kernel-owned: the time-slice extension's bits */
 	uint32_t node_id;	/* kernel-owned, feature size >= 24 (Linux 6.3) */
 	uint32_t mm_cid;	/* kernel-owned, feature size >= 28 (Linux 6.3) */
 	char end[];
+	/* Feature size >= 33 (Linux 7.0), registered with more than 32 bytes:
+	 * slice_ctrl at 28, its request byte user-owned, granted (29) and the
+	 * rest the kernel's. */
 };
+
+#define FASTCPU_RSEQ_SLICE_REQUEST	28
+#define FASTCPU_RSEQ_SLICE_GRANTED	29
+/* Bits of flags: the kernel offers the extension to the thread's
+ * registration, and has it enabled for the thread. */
+#define FASTCPU_RSEQ_SLICE_AVAILABLE	0x10
+#define FASTCPU_RSEQ_SLICE_ENABLED	0x20
+/* Registration flag: enabled from the start (Linux 7.0: any 7.x accepts it). */
+#define FASTCPU_RSEQ_FLAG_SLICE_DEFAULT_ON 2
+#define FASTCPU_RSEQ_SLICE_FEATURE_SIZE	33
+/* prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET, ENABLE). */
+#define FASTCPU_PR_RSEQ_SLICE_EXTENSION	79
+#define FASTCPU_PR_RSEQ_SLICE_SET	2
+#define FASTCPU_PR_RSEQ_SLICE_ENABLE	1
+/* rseq_slice_yield(): 471 in the generic table and every table that
+ * follows it; the ABIs that offset or renumber it have none here. */
+#if defined(__NR_rseq_slice_yield)
+# define FASTCPU_NR_RSEQ_SLICE_YIELD	__NR_rseq_slice_yield
+#elif (defined(__x86_64__) && defined(__LP64__)) || defined(__i386__) || \
+	defined(__aarch64__) || defined(__powerpc64__) || defined(__s390x__) || \
+	defined(__riscv) || defined(__loongarch__)
+# define FASTCPU_NR_RSEQ_SLICE_YIELD	471
+#endif
 
 _Static_assert(offsetof(struct fastcpu_rseq_abi, cpu_id) == 4, "rseq ABI");
 _Static_assert(offsetof(struct fastcpu_rseq_abi, rseq_cs) == 8, "rseq ABI");

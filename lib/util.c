@@ -17,11 +17,12 @@
 #endif
 
 /* A system call whose failure is returned as -errno, leaving the caller's
- * errno as it was: failed probes must not show through to the user. */
+ * errno as it was: failed probes must not show through to the user. Its
+ * fifth and sixth arguments 0 (prctl() refuses any other). */
 long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
 {
 	int saved = errno;
-	long ret = syscall(nr, a, b, c, d);
+	long ret = syscall(nr, a, b, c, d, 0L, 0L);
 
 	if (ret == -1)
 		ret = -errno;

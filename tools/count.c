@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,27 +101,54 @@ static void add_up(const char *dir, long root, struct totals *t)
 	rmdir(dir);
 }
 
-/* ns per call of fn, the fastest of 7 rounds of 100,000, the loop's cost
- * taken off. */
+/*
+ * ns per call of f (or g), the fastest of 7 rounds of 100,000, two ways: as
+ * a loop of calls where nothing waits on the answer (what a call costs at
+ * best: throughput), and with an atomic add on the answer's shard after
+ * each call, minus the adds alone (what a call adds where the program
+ * waits on its answer, as per-CPU code does: latency). The second is the
+ * one a per-CPU counter, allocator or queue pays.
+ */
 typedef int (*cpu_fn)(void);
 typedef int (*pair_fn)(unsigned int *, unsigned int *);
 
-static double per_call(cpu_fn f, pair_fn g)
+#define SHARDS 4096
+static struct {
+	unsigned long value;
+} __attribute__((aligned(128))) shard[SHARDS];
+
+static int ask(cpu_fn f, pair_fn g)
+{
+	unsigned int c = 0, n;
+
+	if (f != NULL)
+		return f();
+	g(&c, &n);
+	return (int)c;
+}
+
+static double per_call(cpu_fn f, pair_fn g, bool waited)
 {
 	double best = 1e9, loop = 1e9;
 
 	for (int round = 0; round < 7; round++) {
-		unsigned int c, n;
 		double t0 = now_s(), t1, t2;
 
 		for (int i = 0; i < 100000; i++)
-			__asm__ volatile("" : : : "memory");
-		t1 = now_s();
-		for (int i = 0; i < 100000; i++)
-			if (f != NULL)
-				__asm__ volatile("" : : "r"(f()) : "memory");
+			if (waited)
+				__atomic_fetch_add(&shard[0].value, 1, __ATOMIC_RELAXED);
 			else
-				__asm__ volatile("" : : "r"(g(&c, &n)) : "memory");
+				__asm__ volatile("" : : : "memory");
+		t1 = now_s();
+		for (int i = 0; i < 100000; i++) {
+			int cpu = ask(f, g);
+
+			if (waited)
+				__atomic_fetch_add(&shard[(unsigned int)cpu % SHARDS].value, 1,
+						   __ATOMIC_RELAXED);
+			else
+				__asm__ volatile("" : : "r"(cpu) : "memory");
+		}
 		t2 = now_s();
 		if (t1 - t0 < loop)
 			loop = t1 - t0;
@@ -130,11 +158,24 @@ static double per_call(cpu_fn f, pair_fn g)
 	return (best - loop) * 1e9 / 100000;
 }
 
-/* What one call costs in this process: glibc's functions (looked up in
- * libc itself: ours interpose them) and libfastcpu's. -1: glibc lacks it. */
-struct costs {
-	double glibc_sched, fastcpu_sched, glibc_getcpu, fastcpu_getcpu;
+/* What one call costs in this process, both ways: glibc's functions (looked
+ * up in libc itself: ours interpose them) and libfastcpu's. -1: glibc
+ * lacks it. */
+struct cost {
+	double glibc, fastcpu;
 };
+struct costs {
+	struct cost sched, getcpu;		/* nothing waits */
+	struct cost sched_waited, getcpu_waited;	/* a locked add waits */
+};
+
+static struct cost both(cpu_fn glibc_f, pair_fn glibc_g, cpu_fn f, pair_fn g, bool waited)
+{
+	return (struct cost){
+		glibc_f || glibc_g ? per_call(glibc_f, glibc_g, waited) : -1,
+		per_call(f, g, waited),
+	};
+}
 
 static struct costs measure(void)
 {
@@ -144,10 +185,10 @@ static struct costs measure(void)
 
 	(void)fastcpu_sched_getcpu();	/* this thread's first call, untimed */
 	return (struct costs){
-		glibc_sched ? per_call(glibc_sched, NULL) : -1,
-		per_call(fastcpu_sched_getcpu, NULL),
-		glibc_getcpu ? per_call(NULL, glibc_getcpu) : -1,
-		per_call(NULL, fastcpu_getcpu),
+		both(glibc_sched, NULL, fastcpu_sched_getcpu, NULL, false),
+		both(NULL, glibc_getcpu, NULL, fastcpu_getcpu, false),
+		both(glibc_sched, NULL, fastcpu_sched_getcpu, NULL, true),
+		both(NULL, glibc_getcpu, NULL, fastcpu_getcpu, true),
 	};
 }
 
@@ -196,36 +237,71 @@ static const char *rate(double per_second, char *buf, size_t size)
 	return buf;
 }
 
-static void say_costs(FILE *out, const char *setup, const struct costs *c, const struct totals *t,
-		      double seconds)
+/* A cost pair "glibc/libfastcpu", glibc's "none" where it lacks one. */
+static const char *pair(const struct cost *c, char *buf, size_t size)
 {
-	double saved = 0;
-	char glibc_getcpu[16];
-
-	if (c->glibc_sched > c->fastcpu_sched)
-		saved += (double)t->sched_getcpu * (c->glibc_sched - c->fastcpu_sched);
-	if (c->glibc_getcpu > c->fastcpu_getcpu)
-		saved += (double)t->getcpu * (c->glibc_getcpu - c->fastcpu_getcpu);
-	if (c->glibc_getcpu >= 0)
-		snprintf(glibc_getcpu, sizeof(glibc_getcpu), "%.2f", c->glibc_getcpu);
+	if (c->glibc < 0)
+		snprintf(buf, size, "none/%.2f", c->fastcpu);
 	else
-		snprintf(glibc_getcpu, sizeof(glibc_getcpu), "none");
-	fprintf(out, "  %-22s %6.2f / %-6.2f       %6s / %-6.2f  %9.3f ms (%.2f%%)\n",
-		setup, c->glibc_sched, c->fastcpu_sched, glibc_getcpu, c->fastcpu_getcpu,
-		saved / 1e6, seconds > 0 ? 100 * saved / 1e9 / seconds : 0);
+		snprintf(buf, size, "%.2f/%.2f", c->glibc, c->fastcpu);
+	return buf;
 }
 
-static void report(FILE *out, char **command, int status, double seconds,
+static void say_costs(FILE *out, const char *setup, const struct costs *c)
+{
+	char a[32], b[32], d[32], e[32];
+
+	fprintf(out, "  %-22s %-12s %-12s %-12s %-12s\n", setup, pair(&c->sched, a, sizeof(a)),
+		pair(&c->sched_waited, b, sizeof(b)), pair(&c->getcpu, d, sizeof(d)),
+		pair(&c->getcpu_waited, e, sizeof(e)));
+}
+
+/* ns this run's calls would take with libfastcpu less than with glibc's
+ * functions (negative: more), at these per-call costs. */
+static double saved(const struct cost *sched, const struct cost *getcpu, const struct totals *t)
+{
+	double ns = 0;
+
+	if (sched->glibc >= 0)
+		ns += (double)t->sched_getcpu * (sched->glibc - sched->fastcpu);
+	if (getcpu->glibc >= 0)
+		ns += (double)t->getcpu * (getcpu->glibc - getcpu->fastcpu);
+	return ns;
+}
+
+/* The calls' costs add up over threads, so the share is of the CPU time the
+ * command used (cpu, with the library) as it would be without it. */
+static void say_saving(FILE *out, double ns, double cpu)
+{
+	double without = cpu * 1e9 + ns, size = ns < 0 ? -ns : ns;
+
+	fprintf(out, "%s %.3f ms (%.1f%%)", ns < 0 ? "costs" : "saves", size / 1e6,
+		without > 0 ? 100 * size / without : 0);
+}
+
+static void say_savings(FILE *out, const char *setup, const struct costs *c,
+			const struct totals *t, double cpu)
+{
+	fprintf(out, "  %-22s ", setup);
+	say_saving(out, saved(&c->sched_waited, &c->getcpu_waited, t), cpu);
+	fputs(" waited on; ", out);
+	say_saving(out, saved(&c->sched, &c->getcpu, t), cpu);
+	fputs(" not\n", out);
+}
+
+static void report(FILE *out, char **command, int status, double seconds, double cpu,
 		   const struct totals *t)
 {
 	struct costs with_glibc, without_glibc;
 	const char *tunables = getenv("GLIBC_TUNABLES");
 	bool off = tunables && strstr(tunables, "glibc.pthread.rseq=0");
+	bool with = measure_apart(NULL, &with_glibc);
+	bool without = measure_apart("glibc.pthread.rseq=0", &without_glibc);
 	char a[32], b[32];
 
 	/* On a line of its own after a command's unfinished progress line. */
-	fprintf(out, "%sfastcpu count: %s ran %.3f s, ", out == stderr ? "\n" : "", command[0],
-		seconds);
+	fprintf(out, "%sfastcpu count: %s ran %.3f s (%.3f s of CPU time), ",
+		out == stderr ? "\n" : "", command[0], seconds, cpu);
 	if (WIFSIGNALED(status))
 		fprintf(out, "killed by signal %d\n", WTERMSIG(status));
 	else
@@ -235,13 +311,21 @@ static void report(FILE *out, char **command, int status, double seconds,
 		t->sched_getcpu, rate(seconds > 0 ? (double)t->sched_getcpu / seconds : 0, a, sizeof(a)),
 		t->getcpu, rate(seconds > 0 ? (double)t->getcpu / seconds : 0, b, sizeof(b)),
 		t->threads, t->processes);
-	fprintf(out, "  ns a call here, glibc / libfastcpu:\n"
-		"  %-22s %-20s %-16s  preloading saves this run\n",
-		"", "sched_getcpu()", "getcpu(&c, &n)");
-	if (measure_apart(NULL, &with_glibc))
-		say_costs(out, "glibc registers rseq", &with_glibc, t, seconds);
-	if (measure_apart("glibc.pthread.rseq=0", &without_glibc))
-		say_costs(out, "glibc.pthread.rseq=0", &without_glibc, t, seconds);
+	fprintf(out, "  ns a call here, glibc/libfastcpu: \"called\" in a loop where nothing waits on\n"
+		"  the answer; \"waited\" what it adds to an atomic add on the answer's shard\n"
+		"  %-22s %-25s %-25s\n  %-22s %-12s %-12s %-12s %-12s\n",
+		"", "sched_getcpu()", "getcpu(&c, &n)", "", "called", "waited", "called", "waited");
+	if (with)
+		say_costs(out, "glibc registers rseq", &with_glibc);
+	if (without)
+		say_costs(out, "glibc.pthread.rseq=0", &without_glibc);
+	fprintf(out, "  what preloading saves this run, of its CPU time without the library,\n"
+		"  where each answer is waited on (per-CPU code: an atomic or a lock on\n"
+		"  the CPU's shard follows the call) and where it is not:\n");
+	if (with)
+		say_savings(out, "glibc registers rseq", &with_glibc, t, cpu);
+	if (without)
+		say_savings(out, "glibc.pthread.rseq=0", &without_glibc, t, cpu);
 	fprintf(out, "  (this run was the %s row's)\n",
 		off ? "glibc.pthread.rseq=0" : "first");
 }
@@ -254,6 +338,7 @@ int cmd_count(int argc, char **argv)
 	char dir[] = "/tmp/fastcpu-count.XXXXXX", *preload;
 	struct totals t = { 0, 0, 0, 0 };
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct rusage usage;
 	int bad, status;
 	double start;
 	pid_t pid;
@@ -298,13 +383,15 @@ int cmd_count(int argc, char **argv)
 		fprintf(stderr, "fastcpu: %s: %s\n", o.command[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+	if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) {
 		perror("fastcpu: count");
 		return 127;
 	}
 	unsetenv("LD_PRELOAD");
 	add_up(dir, o.children ? 0 : (long)pid, &t);
-	report(out, o.command, status, now_s() - start, &t);
+	report(out, o.command, status, now_s() - start,
+	       (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+	       (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6, &t);
 	if (out != stderr && fclose(out) != 0)
 		fprintf(stderr, "fastcpu: %s: %s\n", o.output, strerror(errno));
 	if (WIFSIGNALED(status)) {

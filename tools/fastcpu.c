@@ -9,14 +9,6 @@
 
 #include "tool.h"
 
-static const char usage[] =
-	"usage: fastcpu run [--library PATH] -- COMMAND [ARGS...]\n"
-	"       fastcpu count [--children] [--output FILE] [--library PATH]\n"
-	"                     -- COMMAND [ARGS...]\n"
-	"       fastcpu info [--json]\n"
-	"       fastcpu bench [BENCH-OPTIONS...]\n"
-	"       fastcpu --help | --version\n";
-
 static const char help[] =
 	"\n"
 	"  run    run COMMAND with libfastcpu preloaded (added to LD_PRELOAD,\n"
@@ -29,33 +21,6 @@ static const char help[] =
 	"  bench  the benchmark against the system libc (fastcpu-bench)\n"
 	"\n"
 	"FASTCPU_BACKEND and FASTCPU_CACHE choose the mechanism; see fastcpu(3).\n";
-
-int tool_usage_error(void)
-{
-	fputs(usage, stderr);
-	return 2;
-}
-
-int tool_options(int argc, char **argv, bool with_count, struct tool_options *o)
-{
-	int i = 0;
-
-	*o = (struct tool_options){ NULL, NULL, false, NULL };
-	while (i < argc && strcmp(argv[i], "--") != 0) {
-		if (strcmp(argv[i], "--library") == 0 && i + 1 < argc)
-			o->library = argv[i + 1], i += 2;
-		else if (with_count && strcmp(argv[i], "--output") == 0 && i + 1 < argc)
-			o->output = argv[i + 1], i += 2;
-		else if (with_count && strcmp(argv[i], "--children") == 0)
-			o->children = true, i++;
-		else
-			return tool_usage_error();
-	}
-	if (i + 1 >= argc)
-		return tool_usage_error();
-	o->command = argv + i + 1;
-	return 0;
-}
 
 static int cmd_bench(char **argv)
 {
@@ -70,7 +35,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return tool_usage_error();
 	if (strcmp(argv[1], "--help") == 0) {
-		fputs(usage, stdout);
+		tool_usage(stdout);
 		fputs(help, stdout);
 		return 0;
 	}

@@ -6,8 +6,11 @@
 #define FASTCPU_TOOL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
-/* Prints the usage on stderr; the exit status for a usage error. */
+/* The usage lines (options.c); the same on stderr, and the exit status for
+ * a usage error. */
+void tool_usage(FILE *out);
 int tool_usage_error(void);
 
 /* What run and count take before "--" and the command after it. */
@@ -18,7 +21,7 @@ struct tool_options {
 	char **command;
 };
 /* Reads argv into o, taking --output and --children only if with_count;
- * 0, or the usage error's exit status. */
+ * 0, or the usage error's exit status (options.c). */
 int tool_options(int argc, char **argv, bool with_count, struct tool_options *o);
 
 /* The library this command runs with, as an LD_PRELOAD entry (preload.c):

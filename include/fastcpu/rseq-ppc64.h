@@ -26,12 +26,12 @@
 	"1:\n\tlwz %%r10, 0(%[index_at])\n\tcmpw %%r10, %[index]\n\t"	\
 	"beq+ 6f\n\tb %l[moved]\n6:\n\t" body				\
 	"2:\n\t" after "li %%r9, 0\n\tstd %%r9, 4(%[cpu_at])\n\t"	\
-	".pushsection __rseq_failure, \"ax\"\n\t.long " FASTCPU_RSEQ_SIGNATURE_ \
+	".pushsection __rseq_failure, \"ax\"\n\t.long " FASTCPU_RSEQ_SIGNATURE_CODE_ \
 	"\n4:\n\tb %l[aborted]\n\t.popsection\n"
 
 static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 					const volatile int *index_at, int index,
-					long *slot, long value)
+					intptr_t *slot, intptr_t value)
 {
 	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
 			"ld %%r11, 0(%[slot])\n\t"
@@ -42,37 +42,36 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 		       [index] "r"(index), [slot] "b"(slot), [value] "r"(value)
 		     : "memory", "cr0", "r9", "r10", "r11", "lr"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
+
+/* With acquire, lwsync after the commit: later loads and stores stay after
+ * the slot's read. */
+#define FASTCPU_PPC_CMPSTORE_(after)					\
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(				\
+			"ld %%r11, 0(%[slot])\n\t"			\
+			"std %%r11, 0(%[seen])\n\t"			\
+			"cmpd %%r11, %[expect]\n\t"			\
+			"bne- 2f\n\t"					\
+			"std %[newv], 0(%[slot])\n", after)		\
+		     : /* no outputs */					\
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),	\
+		       [index] "r"(index), [slot] "b"(slot),		\
+		       [expect] "r"(expect), [newv] "r"(newv), [seen] "b"(seen) \
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"	\
+		     : aborted, moved)
 
 static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 					     const volatile int *index_at,
 					     int index, intptr_t *slot,
 					     intptr_t expect, intptr_t newv,
-					     intptr_t *seen)
+					     intptr_t *seen, int acquire)
 {
-	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
-			"ld %%r11, 0(%[slot])\n\t"
-			"std %%r11, 0(%[seen])\n\t"
-			"cmpd %%r11, %[expect]\n\t"
-			"bne- 2f\n\t"
-			"std %[newv], 0(%[slot])\n",
-			"lwsync\n\t")
-		     : /* no outputs */
-		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
-		       [index] "r"(index), [slot] "b"(slot),
-		       [expect] "r"(expect), [newv] "r"(newv), [seen] "b"(seen)
-		     : "memory", "cr0", "r9", "r10", "r11", "lr"
-		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	if (acquire)
+		FASTCPU_PPC_CMPSTORE_("lwsync\n\t");
+	else
+		FASTCPU_PPC_CMPSTORE_("");
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
 static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
@@ -93,9 +92,31 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 		       [offset] "r"(offset), [seen] "b"(seen)
 		     : "memory", "cr0", "r9", "r10", "r11", "lr"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
+static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
+						 const volatile int *index_at, int index,
+						 intptr_t *slot, intptr_t *node, intptr_t limit)
+{
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
+			"ld %%r11, 0(%[slot])\n\t"
+			"cmpdi %%r11, 0\n\t"
+			"beq- 7f\n\t"
+			"ld %%r11, 8(%%r11)\n\t"
+			"cmpld %%r11, %[limit]\n\t"
+			"blt+ 7f\n\t"
+			"b %l[full]\n"
+			"7:\n\taddi %%r11, %%r11, 1\n\t"
+			"std %%r11, 8(%[node])\n\t"
+			"ld %%r11, 0(%[slot])\n\t"
+			"std %%r11, 0(%[node])\n\t"
+			"std %[node], 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
+		       [index] "r"(index), [slot] "b"(slot), [node] "b"(node),
+		       [limit] "r"(limit)
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"
+		     : aborted, moved, full);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);
 }

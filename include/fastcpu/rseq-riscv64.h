@@ -20,12 +20,12 @@
 	"lla t0, 3b\n\tsd t0, 4(%[cpu_at])\n"				\
 	"1:\n\tlw t0, 0(%[index_at])\n\tbne t0, %[index], 6f\n\t" body	\
 	"2:\n\t" after "sd zero, 4(%[cpu_at])\n\t"			\
-	"j 5f\n\t.balign 4\n\t.long " FASTCPU_RSEQ_SIGNATURE_ "\n4:\n\t"	\
+	"j 5f\n\t.balign 4\n\t.long " FASTCPU_RSEQ_SIGNATURE_CODE_ "\n4:\n\t" \
 	"j %l[aborted]\n6:\n\tj %l[moved]\n5:\n"
 
 static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 					const volatile int *index_at, int index,
-					long *slot, long value)
+					intptr_t *slot, intptr_t value)
 {
 	__asm__ goto(FASTCPU_RV_SEQUENCE_(
 			"ld t1, 0(%[slot])\n\t"
@@ -36,36 +36,35 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 		       [index] "r"(index), [slot] "r"(slot), [value] "r"(value)
 		     : "memory", "t0", "t1"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
+
+/* With acquire, "fence r, rw" after the commit: later loads and stores
+ * stay after the slot's read. */
+#define FASTCPU_RV_CMPSTORE_(after)					\
+	__asm__ goto(FASTCPU_RV_SEQUENCE_(				\
+			"ld t1, 0(%[slot])\n\t"				\
+			"sd t1, 0(%[seen])\n\t"				\
+			"bne t1, %[expect], 2f\n\t"			\
+			"sd %[newv], 0(%[slot])\n", after)		\
+		     : /* no outputs */					\
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),	\
+		       [index] "r"(index), [slot] "r"(slot),		\
+		       [expect] "r"(expect), [newv] "r"(newv), [seen] "r"(seen) \
+		     : "memory", "t0", "t1"				\
+		     : aborted, moved)
 
 static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 					     const volatile int *index_at,
 					     int index, intptr_t *slot,
 					     intptr_t expect, intptr_t newv,
-					     intptr_t *seen)
+					     intptr_t *seen, int acquire)
 {
-	__asm__ goto(FASTCPU_RV_SEQUENCE_(
-			"ld t1, 0(%[slot])\n\t"
-			"sd t1, 0(%[seen])\n\t"
-			"bne t1, %[expect], 2f\n\t"
-			"sd %[newv], 0(%[slot])\n",
-			"fence r, rw\n\t")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
-		       [index] "r"(index), [slot] "r"(slot),
-		       [expect] "r"(expect), [newv] "r"(newv), [seen] "r"(seen)
-		     : "memory", "t0", "t1"
-		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	if (acquire)
+		FASTCPU_RV_CMPSTORE_("fence r, rw\n\t");
+	else
+		FASTCPU_RV_CMPSTORE_("");
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
 static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
@@ -86,9 +85,29 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 		       [offset] "r"(offset), [seen] "r"(seen)
 		     : "memory", "t0", "t1"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
+static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
+						 const volatile int *index_at, int index,
+						 intptr_t *slot, intptr_t *node, intptr_t limit)
+{
+	__asm__ goto(FASTCPU_RV_SEQUENCE_(
+			"ld t1, 0(%[slot])\n\t"
+			"beqz t1, 7f\n\t"
+			"ld t1, 8(t1)\n\t"
+			"bltu t1, %[limit], 7f\n\t"
+			"j %l[full]\n"
+			"7:\n\taddi t1, t1, 1\n\t"
+			"sd t1, 8(%[node])\n\t"
+			"ld t1, 0(%[slot])\n\t"
+			"sd t1, 0(%[node])\n\t"
+			"sd %[node], 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] "r"(index), [slot] "r"(slot), [node] "r"(node),
+		       [limit] "r"(limit)
+		     : "memory", "t0", "t1"
+		     : aborted, moved, full);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);
 }

@@ -12,19 +12,19 @@
  * section __rseq_failure behind the signature, the instruction trap4. r0
  * and r1 are the scratch; address operands use "a" (r0 is no base
  * register). The sequence begins by checking that the index it was given is
- * still the thread's. s390x orders loads after the commit's store itself. */
+ * still the thread's. */
 #define FASTCPU_S390_SEQUENCE_(body)					\
 	".pushsection __rseq_cs, \"aw\"\n\t.balign 32\n3:\n\t"		\
 	".long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t.popsection\n\t"	\
 	"larl %%r0, 3b\n\tstg %%r0, 4(%[cpu_at])\n"			\
 	"1:\n\tc %[index], 0(%[index_at])\n\tjgne %l[moved]\n\t" body	\
 	"2:\n\tlghi %%r0, 0\n\tstg %%r0, 4(%[cpu_at])\n\t"		\
-	".pushsection __rseq_failure, \"ax\"\n\t.long " FASTCPU_RSEQ_SIGNATURE_ \
+	".pushsection __rseq_failure, \"ax\"\n\t.long " FASTCPU_RSEQ_SIGNATURE_CODE_ \
 	"\n4:\n\tjg %l[aborted]\n\t.popsection\n"
 
 static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 					const volatile int *index_at, int index,
-					long *slot, long value)
+					intptr_t *slot, intptr_t value)
 {
 	__asm__ goto(FASTCPU_S390_SEQUENCE_(
 			"lg %%r0, 0(%[slot])\n\t"
@@ -35,19 +35,16 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 		       [index] "d"(index), [slot] "a"(slot), [value] "d"(value)
 		     : "memory", "cc", "r0"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
 static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 					     const volatile int *index_at,
 					     int index, intptr_t *slot,
 					     intptr_t expect, intptr_t newv,
-					     intptr_t *seen)
+					     intptr_t *seen, int acquire)
 {
+	(void)acquire;	/* s390x orders later accesses after loads itself */
 	__asm__ goto(FASTCPU_S390_SEQUENCE_(
 			"lg %%r0, 0(%[slot])\n\t"
 			"stg %%r0, 0(%[seen])\n\t"
@@ -60,11 +57,7 @@ static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 		       [expect] "d"(expect), [newv] "d"(newv), [seen] "a"(seen)
 		     : "memory", "cc", "r0"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
 static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
@@ -85,9 +78,30 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 		       [offset] "a"(offset), [seen] "a"(seen)
 		     : "memory", "cc", "r0", "r1"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
+static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
+						 const volatile int *index_at, int index,
+						 intptr_t *slot, intptr_t *node, intptr_t limit)
+{
+	__asm__ goto(FASTCPU_S390_SEQUENCE_(
+			"lg %%r1, 0(%[slot])\n\t"
+			"ltgr %%r1, %%r1\n\t"
+			"jz 6f\n\t"
+			"lg %%r1, 8(%%r1)\n\t"
+			"clgr %%r1, %[limit]\n\t"
+			"jgnl %l[full]\n"
+			"6:\n\taghi %%r1, 1\n\t"
+			"stg %%r1, 8(%[node])\n\t"
+			"lg %%r1, 0(%[slot])\n\t"
+			"stg %%r1, 0(%[node])\n\t"
+			"stg %[node], 0(%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
+		       [index] "d"(index), [slot] "a"(slot), [node] "a"(node),
+		       [limit] "d"(limit)
+		     : "memory", "cc", "r0", "r1"
+		     : aborted, moved, full);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);
 }

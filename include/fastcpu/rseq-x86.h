@@ -13,40 +13,58 @@
  * section __rseq_failure behind the signature, which the three bytes before
  * it make the undefined instruction ud1 0x53053053(%rip),%edi for a
  * disassembler. i386 code that must be position-independent takes the
- * descriptor's address from its own (call, pop): a movl of an absolute
- * address would need a relocation in the text. CX is the one scratch
- * register: i386 has no more to spare. i386 code built without
- * optimisation, position-independent, keeps BP and BX for itself and leaves
- * five registers: there the index and the new value may be in memory and
- * pass through CX, so no sequence needs more than four registers of its own.
+ * descriptor's address from a thunk that returns its caller's address (a
+ * call that returns, so the return predictor stays in step; one copy per
+ * program, a COMDAT group): a movl of an absolute address would need a
+ * relocation in the text. CX is the one scratch register: i386 has no more
+ * to spare. i386 code built without optimisation, position-independent,
+ * keeps BP and BX for itself and leaves five registers: there the index,
+ * the expected and the new value may be in memory and pass through CX, so
+ * no sequence needs more than four registers of its own. x86-64 operands
+ * that may be constants are "er": an immediate only where it fits the
+ * instruction's sign-extended 32 bits (0x100000000 or 0xffffffff go in a
+ * register). x86 orders every load and store after the loads before them:
+ * acquire costs nothing.
  */
 #ifdef __x86_64__
 # define FASTCPU_X86_W_ "q"
+# define FASTCPU_X86_WORD_ 8
 # define FASTCPU_X86_CX_ "%%rcx"
 # define FASTCPU_X86_DESCRIPTOR_ ".long 0, 0\n\t.quad 1f, 2f - 1f, 4f\n\t"
 # define FASTCPU_X86_ANNOUNCE_ \
 	"leaq 3b(%%rip), %%rcx\n\tmovq %%rcx, 4(%[cpu_at])\n"
-# define FASTCPU_X86_ANY_ "er"	/* a register or an immediate */
+/* Operands that meet a memory operand, then those that meet a register. */
+# define FASTCPU_X86_ANY_ "er"
+# define FASTCPU_X86_SOURCE_ "er"
+# define FASTCPU_X86_NEWV_ FASTCPU_X86_ANY_
 # define FASTCPU_X86_INDEX_ "r"
 # define FASTCPU_X86_CHECK_INDEX_ "cmpl %[index], (%[index_at])\n\t"
-# define FASTCPU_X86_NEWV_ FASTCPU_X86_ANY_
 # define FASTCPU_X86_STORE_NEWV_ "movq %[newv], (%[slot])\n"
 #else
 # define FASTCPU_X86_W_ "l"
+# define FASTCPU_X86_WORD_ 4
 # define FASTCPU_X86_CX_ "%%ecx"
 # define FASTCPU_X86_DESCRIPTOR_ ".long 0, 0, 1f, 0, 2f - 1f, 0, 4f, 0\n\t"
 # ifdef __PIC__
+__asm__(".pushsection .text.fastcpu_rseq_pc_thunk_cx_, \"axG\", @progbits, "
+	"fastcpu_rseq_pc_thunk_cx_, comdat\n\t"
+	".globl fastcpu_rseq_pc_thunk_cx_\n\t.hidden fastcpu_rseq_pc_thunk_cx_\n\t"
+	".type fastcpu_rseq_pc_thunk_cx_, @function\n"
+	"fastcpu_rseq_pc_thunk_cx_:\n\tmovl (%esp), %ecx\n\tret\n\t"
+	".size fastcpu_rseq_pc_thunk_cx_, . - fastcpu_rseq_pc_thunk_cx_\n\t"
+	".popsection");
 #  define FASTCPU_X86_ANNOUNCE_ \
-	"call 5f\n5:\n\tpopl %%ecx\n\tleal 3b-5b(%%ecx), %%ecx\n\t" \
+	"call fastcpu_rseq_pc_thunk_cx_\n5:\n\tleal 3b-5b(%%ecx), %%ecx\n\t" \
 	"movl %%ecx, 4(%[cpu_at])\n"
 # else
 #  define FASTCPU_X86_ANNOUNCE_ "movl $3b, 4(%[cpu_at])\n"
 # endif
 # define FASTCPU_X86_ANY_ "ri"
+# define FASTCPU_X86_SOURCE_ "g"
+# define FASTCPU_X86_NEWV_ FASTCPU_X86_SOURCE_	/* through CX */
 # define FASTCPU_X86_INDEX_ "g"
 # define FASTCPU_X86_CHECK_INDEX_ \
 	"movl (%[index_at]), %%ecx\n\tcmpl %[index], %%ecx\n\t"
-# define FASTCPU_X86_NEWV_ "g"
 # define FASTCPU_X86_STORE_NEWV_ "movl %[newv], %%ecx\n\tmovl %%ecx, (%[slot])\n"
 #endif
 
@@ -59,12 +77,12 @@
 	"1:\n\t" FASTCPU_X86_CHECK_INDEX_ "jne %l[moved]\n\t" body	\
 	"2:\n\tmov" FASTCPU_X86_W_ " $0, 4(%[cpu_at])\n\t"		\
 	".pushsection __rseq_failure, \"ax\"\n\t"			\
-	".byte 0x0f, 0xb9, 0x3d\n\t.long " FASTCPU_RSEQ_SIGNATURE_ "\n4:\n\t" \
+	".byte 0x0f, 0xb9, 0x3d\n\t.long " FASTCPU_RSEQ_SIGNATURE_CODE_ "\n4:\n\t" \
 	"jmp %l[aborted]\n\t.popsection\n"
 
 static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 					const volatile int *index_at, int index,
-					long *slot, long value)
+					intptr_t *slot, intptr_t value)
 {
 	__asm__ goto(FASTCPU_X86_SEQUENCE_(
 			"add" FASTCPU_X86_W_ " %[value], (%[slot])\n")
@@ -74,19 +92,17 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 		       [value] FASTCPU_X86_ANY_(value)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
+/* acquire: nothing to add on x86. */
 static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 					     const volatile int *index_at,
 					     int index, intptr_t *slot,
 					     intptr_t expect, intptr_t newv,
-					     intptr_t *seen)
+					     intptr_t *seen, int acquire)
 {
+	(void)acquire;
 	__asm__ goto(FASTCPU_X86_SEQUENCE_(
 			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
 			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", (%[seen])\n\t"
@@ -96,15 +112,11 @@ static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
 		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
-		       [expect] "g"(expect), [newv] FASTCPU_X86_NEWV_(newv),
+		       [expect] FASTCPU_X86_SOURCE_(expect), [newv] FASTCPU_X86_NEWV_(newv),
 		       [seen] "r"(seen)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved);
-	return 0;	/* x86 orders loads after this store already */
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
 static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
@@ -123,12 +135,35 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
 		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
-		       [offset] "g"(offset), [seen] "r"(seen)
+		       [offset] FASTCPU_X86_SOURCE_(offset), [seen] "r"(seen)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved);
-	return 0;
-aborted:
-	return -1;
-moved:
-	return 1;
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
+static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
+						 const volatile int *index_at, int index,
+						 intptr_t *slot, intptr_t *node, intptr_t limit)
+{
+	__asm__ goto(FASTCPU_X86_SEQUENCE_(
+			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
+			"test" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", " FASTCPU_X86_CX_ "\n\t"
+			"jz 6f\n\t"
+			"mov" FASTCPU_X86_W_ " " FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_)
+			"(" FASTCPU_X86_CX_ "), " FASTCPU_X86_CX_ "\n\t"
+			"cmp" FASTCPU_X86_W_ " %[limit], " FASTCPU_X86_CX_ "\n\t"
+			"jae %l[full]\n"
+			"6:\n\tinc" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ "\n\t"
+			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", "
+			FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_) "(%[node])\n\t"
+			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
+			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", (%[node])\n\t"
+			"mov" FASTCPU_X86_W_ " %[node], (%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
+		       [node] "r"(node), [limit] FASTCPU_X86_SOURCE_(limit)
+		     : "memory", "cc", "ecx"
+		     : aborted, moved, full);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /*
- * Each file included below writes three restartable sequences for one
+ * Each file included below writes four restartable sequences for one
  * architecture, from the kernel's rseq ABI (Documentation/userspace-api/
  * rseq.rst): a struct rseq_cs descriptor (version 0, flags 0, the start
  * address, the length, the abort address; aligned to 32) in section
@@ -24,7 +24,10 @@
  * sequence; the commit as the sequence's last instruction; no system call
  * inside. After the sequence rseq_cs is set back to 0: the kernel then has
  * nothing to look at on the thread's next preemption, and an object using
- * these inline can be unloaded.
+ * these inline can be unloaded. A sequence left early (its index moved,
+ * its list full) leaves it set, outside the sequence, where the kernel
+ * clears it: the callers run another sequence to its end before they
+ * return.
  *
  * Each is a static inline function of the thread's area (cpu_at: its
  * cpu_id; rseq_cs follows 4 bytes later), the word it indexes by (index_at:
@@ -36,40 +39,126 @@
  *
  *   fastcpu_rseq_add_(cpu_at, index_at, index, slot, value):
  *	adds value to *slot.
- *   fastcpu_rseq_cmpstore_(cpu_at, index_at, index, slot, expect, newv, seen):
- *	*seen = *slot; if it was expect, stores newv there; an acquire fence.
+ *   fastcpu_rseq_cmpstore_(cpu_at, index_at, index, slot, expect, newv,
+ *			    seen, acquire):
+ *	*seen = *slot; if it was expect, stores newv there; with acquire (a
+ *	constant), the read is ordered before every later load and store.
  *   fastcpu_rseq_pop_(cpu_at, index_at, index, slot, offset, seen):
  *	*seen = *slot; if not 0 (a node), stores in *slot the word at
  *	node + offset (the next node).
+ *   fastcpu_rseq_push_bounded_(cpu_at, index_at, index, slot, node, limit):
+ *	pushes node on the list at *slot whose nodes keep the next node in
+ *	their word 0 and their depth (1 for the last) in word 1: node's word
+ *	0 = *slot, word 1 = the depth of *slot + 1 (1 where *slot is 0),
+ *	*slot = node; unless *slot's depth is limit or more: then it stores
+ *	nothing and returns 2. The depth is read inside the sequence, so that
+ *	a list never holds more than limit nodes.
  *
- * Where no file fits (another architecture, x32, or a program that defines
- * FASTCPU_PERCPU_OUT_OF_LINE), FASTCPU_RSEQ_INLINE stays undefined and every
- * operation calls the library.
+ * Slots are intptr_t words. Where no file fits (another architecture, x32,
+ * a compiler without asm goto, or a program that defines
+ * FASTCPU_PERCPU_OUT_OF_LINE), FASTCPU_RSEQ_INLINE stays undefined and
+ * every operation calls the library.
  */
-/* The signature the 4 bytes before every abort handler hold, which whoever
+/*
+ * The signature the 4 bytes before every abort handler hold, which whoever
  * registers a thread's area gives the kernel: per architecture, by the
  * convention glibc, librseq and the kernel's selftests share (an
- * instruction that traps). */
+ * instruction that traps). Two forms: FASTCPU_RSEQ_SIGNATURE, the value
+ * registered, which the kernel compares with the 4 bytes it loads as data;
+ * and the code form the sequences emit. They differ on aarch64_be only,
+ * where instructions are stored little-endian and data big-endian.
+ */
 #if defined(__x86_64__) || defined(__i386__)
-# define FASTCPU_RSEQ_SIGNATURE 0x53053053	/* in ud1 0x53053053(%rip),%edi */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0x53053053	/* in ud1 0x53053053(%rip),%edi */
 #elif defined(__aarch64__)
-# define FASTCPU_RSEQ_SIGNATURE 0xd428bc00	/* brk #0x45e0 */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0xd428bc00	/* brk #0x45e0 */
+# ifdef __AARCH64EB__
+#  define FASTCPU_RSEQ_SIGNATURE 0x00bc28d4
+# endif
 #elif defined(__powerpc__) || defined(__powerpc64__)
-# define FASTCPU_RSEQ_SIGNATURE 0x0fe5000b	/* twui r5, 11 */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0x0fe5000b	/* twui r5, 11 */
 #elif defined(__s390__) || defined(__s390x__)
-# define FASTCPU_RSEQ_SIGNATURE 0xb2ff0fff	/* trap4 */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0xb2ff0fff	/* trap4 */
 #elif defined(__riscv)
-# define FASTCPU_RSEQ_SIGNATURE 0xf1401073	/* csrr mhartid, x0 */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0xf1401073	/* csrr mhartid, x0 */
 #elif defined(__loongarch__)
-# define FASTCPU_RSEQ_SIGNATURE 0x002a0010	/* break 0x10 */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0x002a0010	/* break 0x10 */
 #else
-# define FASTCPU_RSEQ_SIGNATURE 0x53053053	/* what the rest use */
+# define FASTCPU_RSEQ_SIGNATURE_CODE 0x53053053	/* what the rest use */
+#endif
+#ifndef FASTCPU_RSEQ_SIGNATURE
+# define FASTCPU_RSEQ_SIGNATURE FASTCPU_RSEQ_SIGNATURE_CODE
 #endif
 #define FASTCPU_RSEQ_STR2_(x) #x
 #define FASTCPU_RSEQ_STR_(x) FASTCPU_RSEQ_STR2_(x)
-#define FASTCPU_RSEQ_SIGNATURE_ FASTCPU_RSEQ_STR_(FASTCPU_RSEQ_SIGNATURE)
+#define FASTCPU_RSEQ_SIGNATURE_CODE_ FASTCPU_RSEQ_STR_(FASTCPU_RSEQ_SIGNATURE_CODE)
 
-#if !defined(FASTCPU_PERCPU_OUT_OF_LINE) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * A load of the word at p that the compiler takes for a function of p alone
+ * (an asm with no memory operand): it may load once per function and keep
+ * the value, as the published offsets allow (<fastcpu.h>). Where no form is
+ * written here, a plain load.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+# if defined(__x86_64__) || defined(__i386__)
+#  define FASTCPU_INVARIANT_LOAD_(v, p) __asm__("mov (%1), %0" : "=r"(v) : "r"(p))
+# elif defined(__aarch64__) && defined(__LP64__)
+#  define FASTCPU_INVARIANT_LOAD_(v, p) __asm__("ldr %0, [%1]" : "=r"(v) : "r"(p))
+# elif defined(__powerpc64__)
+#  define FASTCPU_INVARIANT_LOAD_(v, p) __asm__("ld %0, 0(%1)" : "=r"(v) : "b"(p))
+# elif defined(__s390x__)
+#  define FASTCPU_INVARIANT_LOAD_(v, p) __asm__("lg %0, 0(%1)" : "=d"(v) : "a"(p))
+# elif defined(__riscv) && __riscv_xlen == 64
+#  define FASTCPU_INVARIANT_LOAD_(v, p) __asm__("ld %0, 0(%1)" : "=r"(v) : "r"(p))
+# elif defined(__loongarch__) && defined(__LP64__)
+#  define FASTCPU_INVARIANT_LOAD_(v, p) __asm__("ld.d %0, %1, 0" : "=r"(v) : "r"(p))
+# endif
+#endif
+
+/*
+ * asm goto: GCC 4.5 and later, clang 9 and later; a compiler without it
+ * takes the library's out-of-line operations. GCC before 8.1 (at -O1) and
+ * clang before 13.0.1 (at -O2) could miscompile code after an asm goto and
+ * at its labels (GCC bug 103979, LLVM bug 52735, as librseq and the
+ * kernel's selftests note): there a compiler barrier follows each.
+ */
+#if defined(__clang__)
+# if __clang_major__ >= 9
+#  define FASTCPU_RSEQ_ASM_GOTO 1
+# endif
+# if __clang_major__ < 13 || (__clang_major__ == 13 && __clang_minor__ == 0 && \
+			      __clang_patchlevel__ < 1)
+#  define FASTCPU_RSEQ_AFTER_ASM_GOTO_() __asm__ __volatile__("" : : : "memory")
+# endif
+#elif defined(__GNUC__)
+# if __GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5)
+#  define FASTCPU_RSEQ_ASM_GOTO 1
+# endif
+# if __GNUC__ < 8 || (__GNUC__ == 8 && __GNUC_MINOR__ < 1)
+#  define FASTCPU_RSEQ_AFTER_ASM_GOTO_() __asm__ __volatile__("" : : : "memory")
+# endif
+#endif
+#ifndef FASTCPU_RSEQ_AFTER_ASM_GOTO_
+# define FASTCPU_RSEQ_AFTER_ASM_GOTO_() ((void)0)
+#endif
+
+/* A sequence's three outcomes, after its asm goto; and a fourth. */
+#define FASTCPU_RSEQ_OUTCOMES_(aborted, moved)				\
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();					\
+	return 0;							\
+aborted:								\
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();					\
+	return -1;							\
+moved:									\
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();					\
+	return 1
+#define FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full)		\
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);				\
+full:									\
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();					\
+	return 2
+
+#if !defined(FASTCPU_PERCPU_OUT_OF_LINE) && defined(FASTCPU_RSEQ_ASM_GOTO)
 # if (defined(__x86_64__) && defined(__LP64__)) || defined(__i386__)
 #  include "fastcpu/rseq-x86.h"
 # elif defined(__aarch64__) && defined(__LP64__)

@@ -50,3 +50,10 @@ static inline uint64_t fastcpu_arch_counter_hz(void)
 	"\tstrb w17, [x16, #:lo12:" flag "]\n"			\
 	"\tb " target "\n"						\
 	".size " name ", . - " name "\n"
+
+/* A spinning waiter's hint (what the kernel's cpu_relax() gives arm64). */
+#define FASTCPU_HAVE_PAUSE 1
+static inline void fastcpu_arch_pause(void)
+{
+	__asm__ __volatile__("yield" : : : "memory");
+}

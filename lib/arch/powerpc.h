@@ -44,3 +44,11 @@ static inline uint64_t fastcpu_arch_counter_hz(void)
 	return __ppc_get_timebase_freq();
 }
 #endif
+
+/* A spinning waiter's hint: this hardware thread at low priority for the
+ * instruction, then back to medium (the kernel's HMT_low, HMT_medium). */
+#define FASTCPU_HAVE_PAUSE 1
+static inline void fastcpu_arch_pause(void)
+{
+	__asm__ __volatile__("or 1, 1, 1\n\tor 2, 2, 2" : : : "memory");
+}

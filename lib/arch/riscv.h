@@ -25,3 +25,12 @@ static inline uint64_t fastcpu_arch_counter(void)
 	return v;
 }
 #endif
+
+/* A spinning waiter's hint: Zihintpause's pause, spelled as the fence it is
+ * encoded as (no predecessor set but W, no successor): a no-op where the
+ * extension is missing. */
+#define FASTCPU_HAVE_PAUSE 1
+static inline void fastcpu_arch_pause(void)
+{
+	__asm__ __volatile__(".4byte 0x0100000f" : : : "memory");
+}

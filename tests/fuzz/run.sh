@@ -5,7 +5,7 @@
 # people's processes fuzzed with clang's libFuzzer under AddressSanitizer
 # and UndefinedBehaviorSanitizer, for FASTCPU_FUZZ_SECONDS (default 60) each:
 # the ELF reader, the sysfs CPU list reader, the FASTCPU_* settings parser
-# (tests/fuzz/fuzz_*.c, linked with the library's own files). Each starts
+# (tests/fuzz/fuzz-*.c, linked with the library's own files). Each starts
 # from its committed corpus (tests/fuzz/corpus/TARGET) and from inputs of
 # this machine: its vDSO, the dynamic data of small shared objects it has,
 # its sysfs lists. Prints each target's executions; exits 1 on any crash,
@@ -24,12 +24,12 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-include $build/config.h -I$src/include -I$src/lib"
 lib_files() {
 	case $1 in
-	fuzz_elf) echo "$src/lib/elf-reader.c" ;;
-	fuzz_cpulist) echo "$src/lib/cpulist.c" ;;
-	fuzz_settings) echo "$src/lib/settings.c $src/lib/util.c" ;;
+	fuzz-elf) echo "$src/lib/elf-reader.c" ;;
+	fuzz-cpulist) echo "$src/lib/cpulist.c" ;;
+	fuzz-settings) echo "$src/lib/settings.c $src/lib/util.c" ;;
 	esac
 }
-corpus_of() { echo "${1#fuzz_}"; }
+corpus_of() { echo "${1#fuzz-}"; }
 
 # This machine's inputs: the vDSO image, small shared objects, sysfs lists.
 machine=$work/machine
@@ -70,7 +70,7 @@ done
 printf 'auto' >"$machine/settings/plain"
 
 failed=0
-for target in fuzz_elf fuzz_cpulist fuzz_settings; do
+for target in fuzz-elf fuzz-cpulist fuzz-settings; do
 	name=$(corpus_of "$target")
 	# shellcheck disable=SC2046,SC2086 # lists of words by design
 	$cc $flags -o "$work/$target" "$src/tests/fuzz/$target.c" $(lib_files "$target")

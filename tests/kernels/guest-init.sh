@@ -61,15 +61,15 @@ s390x) export FASTCPU_STRESS=0.01 FASTCPU_TEST_SIGNAL_US=2000 ;;
 *) export FASTCPU_STRESS=0.1 ;;
 esac
 export FASTCPU_TEST_CALLS=100
-run glibc-rseq ./check_fastcpu
-run own-rseq env GLIBC_TUNABLES=glibc.pthread.rseq=0 ./check_fastcpu
+run glibc-rseq ./check-fastcpu
+run own-rseq env GLIBC_TUNABLES=glibc.pthread.rseq=0 ./check-fastcpu
 # A setup that did not take would test the other one twice.
 if ! grep -q '^setup: glibc rseq not registered' /tmp/out; then
 	say "glibc registered rseq despite glibc.pthread.rseq=0"
 	say "result own-rseq-setup rc=1 checks=[] seconds=0"
 fi
-run unit_node ./unit_node
-run ctor_probe ./ctor_probe
+run node-table ./node-table
+run ctor-probe ./ctor-probe
 for backend in auto rseq rdpid vdso syscall; do
 	FASTCPU_BACKEND=$backend run "info-$backend" "$BUILD/tools/fastcpu" info
 done

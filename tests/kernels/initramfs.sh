@@ -59,8 +59,8 @@ chmod +x "$root/init"
 
 # The library, the test programs the guest runs (and those they start), the
 # tool and the benchmark.
-for f in "$build"/lib/.libs/libfastcpu.so.0 tests/check_fastcpu tests/preload_probe \
-	tests/unit_node tests/ctor_probe tools/fastcpu bench/fastcpu-bench; do
+for f in "$build"/lib/.libs/libfastcpu.so.0 tests/check-fastcpu tests/preload-probe \
+	tests/node-table tests/ctor-probe tools/fastcpu bench/fastcpu-bench; do
 	case $f in /*) ;; *) f=$build/$f ;; esac
 	put "$f"
 done

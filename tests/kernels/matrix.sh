@@ -9,7 +9,7 @@
 # experimental): the newest kernel SUITE has for ARCH.
 #
 # BUILD is the native (x86-64) build tree; other architectures use the
-# cross-built TARBALL that tests/cross.sh makes (built here if missing).
+# cross-built TARBALL that tests/platforms/cross.sh makes (built here if missing).
 # Downloads are kept in FASTCPU_KERNELS_DIR (default
 # ${TMPDIR:-/tmp}/fastcpu-kernels). Prints a table kernel x setup with the
 # counts; exits 1 if any guest failed or hung.
@@ -46,15 +46,15 @@ tree_of() {
 	t=$(triplet_of "$1")
 	cross=${FASTCPU_CROSS_DIR:-${TMPDIR:-/tmp}/fastcpu-cross}/$name-$t/$name
 	# Built from this very tarball (make check-cross's tree is), else again.
-	if [ ! "$cross/tests/check_fastcpu" -nt "$tarball" ]; then
-		FASTCPU_CROSS_BUILD_ONLY=1 sh "$here/../cross.sh" "$tarball" "$1" >&2
+	if [ ! "$cross/tests/check-fastcpu" -nt "$tarball" ]; then
+		FASTCPU_CROSS_BUILD_ONLY=1 sh "$here/../platforms/cross.sh" "$tarball" "$1" >&2
 	fi
 	echo "$(realpath "$cross") /usr/$t/lib"
 }
 
 # The table's rows for one guest's LOG: one per rseq setup (the Check suite:
 # checks passed, skipped as the suite named them, failed) and one for the
-# other programs (one check each, unit_node's five); seconds as the guest
+# other programs (one check each, node-table's five); seconds as the guest
 # counted them.
 rows() {
 	tr -d '\r' <"$1" | awk -v k="$2" -v a="$3" '

@@ -114,7 +114,7 @@ if [ ! -f "$root$lib" ] || [ ! -x "$root/usr/bin/fastcpu" ]; then
 	exit 1
 fi
 # Built on the host against bookworm's glibc, which the guest has too.
-gcc -O2 -Wall -pthread "$here/getcpu_checker.c" -o "$root/usr/local/bin/getcpu_checker"
+gcc -O2 -Wall -pthread "$here/getcpu-checker.c" -o "$root/usr/local/bin/getcpu-checker"
 install -m 755 "$here/guest-check.sh" "$root/usr/local/sbin/fastcpu-check.sh"
 
 echo fastcpu-system >"$root/etc/hostname"
@@ -145,7 +145,7 @@ Description=libfastcpu in a sandboxed service ($1)
 
 [Service]
 Type=oneshot
-ExecStart=/usr/local/bin/getcpu_checker
+ExecStart=/usr/local/bin/getcpu-checker
 ExecStart=/usr/bin/fastcpu info
 StandardOutput=append:/run/fastcpu-sandbox-$1.out
 StandardError=inherit

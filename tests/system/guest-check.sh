@@ -56,8 +56,8 @@ run() {
 		say "$name rc=$rc $line"
 	done
 }
-run checker-root /usr/local/bin/getcpu_checker
-run checker-nobody sudo -u nobody /usr/local/bin/getcpu_checker
+run checker-root /usr/local/bin/getcpu-checker
+run checker-nobody sudo -u nobody /usr/local/bin/getcpu-checker
 run info fastcpu info
 # sudo clears the environment: which backend serves a setuid-started process.
 run info-nobody sh -c 'sudo -u nobody fastcpu info | grep "^backend:"'

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/latency.h: the answer waited on (a locked add, a chained load). */
+
+#ifndef FASTCPU_BENCH_LATENCY_H
+#define FASTCPU_BENCH_LATENCY_H
+
+#include <stdbool.h>
+
+#include "measure.h"
+
+/* Row names the report and the aims look up. */
+#define LATENCY_BASE "the work alone (not subtracted)"
+#define LATENCY_GLIBC_SCHED "glibc sched_getcpu()"
+#define LATENCY_FASTCPU_SCHED "libfastcpu sched_getcpu()"
+#define LATENCY_GLIBC_GETCPU "glibc getcpu(&c, &n)"
+#define LATENCY_FASTCPU_GETCPU "libfastcpu getcpu(&c, &n)"
+
+#define LATENCY_MAX 20
+
+/* Each way of asking twice, rows in the same order, [0] the work alone:
+ * add, a locked add on the answer's shard follows; chain, the answer
+ * indexes a load the next index adds. ns per call beyond the work. */
+struct latency_table {
+	struct bench_result add[LATENCY_MAX], chain[LATENCY_MAX];
+	int count;
+};
+
+/* Measures every way of asking this machine has (all), or only glibc's and
+ * the library's exported ones (a process with a backend forced); returns
+ * the number of rows. */
+int latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all);
+
+/* Table 7's (a) of glibc's and the library's exported calls, by field (a
+ * process with a backend forced sends it whole through a pipe). */
+struct report_waited {
+	struct bench_result sched, glibc_sched, getcpu, glibc_getcpu;
+	bool glibc_has_getcpu;
+};
+void latency_measure_exported(struct report_waited *w, const struct bench_config *cfg);
+
+#endif /* FASTCPU_BENCH_LATENCY_H */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/memory-bench.c: per-CPU memory against the mallocs, side by side. */
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "memory.h"
+
+static const char usage[] =
+	"usage: fastcpu-memory-bench [--quick] [--rounds N] [--csv-file FILE]\n"
+	"Seed 004's allocator tables in user space: libfastcpu's object cache\n"
+	"against glibc's malloc, jemalloc, mimalloc and tcmalloc (each preloaded\n"
+	"in a process of its own, skipped where not installed) and a global\n"
+	"lock-free list; the counters' footprint before and after per-CPU memory.\n";
+
+/* Where the system's shared libraries are: libc's own directory, and the
+ * same under /usr (merged or not); the first of sonames (':' between) there. */
+static bool find_one(const char *soname, size_t length, char *path, size_t size)
+{
+	Dl_info info;
+	const char *slash;
+	int dir;
+
+	if (dladdr((void *)printf, &info) == 0 || info.dli_fname == NULL ||
+	    (slash = strrchr(info.dli_fname, '/')) == NULL)
+		return false;
+	dir = (int)(slash - info.dli_fname);
+	if (snprintf(path, size, "%.*s/%.*s", dir, info.dli_fname, (int)length, soname) <
+	    (int)size && access(path, R_OK) == 0)
+		return true;
+	return strncmp(info.dli_fname, "/usr/", 5) != 0 &&
+	       snprintf(path, size, "/usr%.*s/%.*s", dir, info.dli_fname, (int)length, soname) <
+	       (int)size && access(path, R_OK) == 0;
+}
+
+static bool find_library(const char *sonames, char *path, size_t size)
+{
+	for (const char *s = sonames; *s != '\0'; s += strcspn(s, ":") + (s[strcspn(s, ":")] != 0))
+		if (find_one(s, strcspn(s, ":"), path, size))
+			return true;
+	return false;
+}
+
+/* One round of allocator a, in a new process of this program; false where
+ * it did not run (the allocator absent after all). */
+static bool run_child(enum memory_allocator a, const char *preload, struct memory_round *r)
+{
+	int fd[2], status;
+	char which[16], fd_text[16];
+	pid_t pid;
+	bool ok;
+
+	if (pipe(fd) != 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		snprintf(which, sizeof(which), "%d", (int)a);
+		snprintf(fd_text, sizeof(fd_text), "%d", fd[1]);
+		setenv(MEMORY_CHILD, which, 1);
+		setenv(MEMORY_FD, fd_text, 1);
+		if (preload != NULL)
+			setenv("LD_PRELOAD", preload, 1);
+		execl("/proc/self/exe", "fastcpu-memory-bench", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	ok = pid > 0 && read(fd[0], r, sizeof(*r)) == (ssize_t)sizeof(*r);
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->pair[0] >= 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Each field of the rounds' structs: median and best (least). */
+static void summarise(struct memory_round *rounds, int n, struct memory_round *median,
+		      struct memory_round *best)
+{
+	size_t fields = sizeof(struct memory_round) / sizeof(double);
+	double v[64];
+
+	for (size_t f = 0; f < fields; f++) {
+		for (int i = 0; i < n; i++)
+			v[i] = ((double *)(void *)&rounds[i])[f];
+		qsort(v, (size_t)n, sizeof(double), compare_doubles);
+		((double *)(void *)median)[f] = v[n / 2];
+		((double *)(void *)best)[f] = v[0];
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct memory_report r;
+	static struct memory_round rounds[MEMORY_ALLOCATORS][64];
+	char preload[MEMORY_ALLOCATORS][PATH_MAX];
+	const char *csv_file = NULL;
+	bool quick = getenv("FASTCPU_BENCH_QUICK") != NULL;
+	int count[MEMORY_ALLOCATORS] = { 0 };
+	cpu_set_t all;
+
+	r.settings.rounds = 7;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = true;
+		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+			r.settings.rounds = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
+			csv_file = argv[++i];
+		} else {
+			fputs(usage, strcmp(argv[i], "--help") == 0 ? stdout : stderr);
+			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+		}
+	}
+	if (quick)
+		r.settings.rounds = 1;
+	if (r.settings.rounds < 1 || r.settings.rounds > 64)
+		r.settings.rounds = 7;
+	r.settings.pairs = quick ? 20000 : 200000;
+	sched_getaffinity(0, sizeof(all), &all);
+	r.settings.crowd = 2 * CPU_COUNT(&all);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &all)) {
+			r.settings.first_cpu = cpu;
+			break;
+		}
+	memory_child_if_asked(&r.settings);
+
+	for (int a = 0; a < MEMORY_ALLOCATORS; a++)
+		r.present[a] = memory_preloads[a] == NULL ||
+			       find_library(memory_preloads[a], preload[a], sizeof(preload[a]));
+	for (int round = 0; round < r.settings.rounds; round++)
+		for (int k = 0; k < MEMORY_ALLOCATORS; k++) {
+			int a = (k + round) % MEMORY_ALLOCATORS;
+
+			if (r.present[a] &&
+			    run_child((enum memory_allocator)a,
+				      memory_preloads[a] ? preload[a] : NULL, &rounds[a][count[a]]))
+				count[a]++;
+		}
+	for (int a = 0; a < MEMORY_ALLOCATORS; a++) {
+		r.present[a] = count[a] > 0;
+		if (r.present[a])
+			summarise(rounds[a], count[a], &r.median[a], &r.best[a]);
+	}
+	r.rounds_done = r.settings.rounds;
+	memory_counters_measure(&r.counters, quick);
+	memory_report_text(&r, stdout);
+	if (csv_file != NULL) {
+		FILE *f = fopen(csv_file, "w");
+
+		if (f == NULL) {
+			perror(csv_file);
+			return 1;
+		}
+		memory_report_csv(&r, f);
+		fclose(f);
+	}
+	return r.present[MEMORY_GLIBC] && r.present[MEMORY_OBJCACHE] ? 0 : 1;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/memory-counters.c: what a counter takes, before and after per-CPU memory. */
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fastcpu.h"
+#include "measure.h"
+#include "memory.h"
+
+/*
+ * Release 0.3's counter (FASTCPU_1.2, still exported for the programs built
+ * with its header): a calloc() of fastcpu_cid_limit() + 1 slots of 128
+ * bytes, its header's inline add at that stride. Today's: 8 bytes a copy
+ * of per-CPU memory, the inline add at the allocator's stride.
+ */
+#define OLD_STRIDE 128
+#define SAMPLE 100000		/* counters whose footprint is measured */
+
+static struct fastcpu_counter *(*old_new)(void);
+static long (*old_sum)(const struct fastcpu_counter *);
+static void (*old_free)(struct fastcpu_counter *);
+
+static bool old_counters(void)
+{
+	void *lib = dlopen("libfastcpu.so.0", RTLD_NOW | RTLD_NOLOAD);
+
+	if (lib == NULL)
+		return false;
+	old_new = (struct fastcpu_counter *(*)(void))dlvsym(lib, "fastcpu_counter_new",
+							    "FASTCPU_1.2");
+	old_sum = (long (*)(const struct fastcpu_counter *))dlvsym(lib, "fastcpu_counter_sum",
+								   "FASTCPU_1.2");
+	old_free = (void (*)(struct fastcpu_counter *))dlvsym(lib, "fastcpu_counter_free",
+							      "FASTCPU_1.2");
+	return old_new != NULL && old_sum != NULL && old_free != NULL;
+}
+
+/* The process's address space and resident memory, in bytes. */
+static void statm(double *size, double *resident)
+{
+	unsigned long pages = 0, in = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL || fscanf(f, "%lu %lu", &pages, &in) != 2)
+		pages = in = 0;
+	if (f != NULL)
+		fclose(f);
+	*size = (double)pages * (double)sysconf(_SC_PAGESIZE);
+	*resident = (double)in * (double)sysconf(_SC_PAGESIZE);
+}
+
+static struct fastcpu_counter *one_new, *one_old;
+
+static unsigned long loop_add_new(unsigned long iters)
+{
+	for (unsigned long i = 0; i < iters; i += 4)
+		FOUR(fastcpu_counter_add(one_new, 1));
+	return 0;
+}
+
+static unsigned long loop_add_old(unsigned long iters)
+{
+	for (unsigned long i = 0; i < iters; i += 4)
+		FOUR(fastcpu_percpu_add(one_old, OLD_STRIDE, FASTCPU_BY_CPU, 1));
+	return 0;
+}
+
+static unsigned long loop_empty(unsigned long iters)
+{
+	for (unsigned long i = 0; i < iters; i += 4)
+		FOUR(KEEP(i));
+	return 0;
+}
+
+/* Per counter: address space, memory touched by one thread adding to
+ * each, and the ns to sum one; the SAMPLE counters freed after. */
+static void footprint(bool old, double *bytes, double *touched, double *sum_ns)
+{
+	struct fastcpu_counter **c = malloc(SAMPLE * sizeof(*c));
+	double size0, in0, size1, in1, size2, in2, t0;
+	long total = 0;
+
+	if (c == NULL)
+		abort();
+	statm(&size0, &in0);
+	for (long k = 0; k < SAMPLE; k++)
+		if ((c[k] = old ? old_new() : fastcpu_counter_new()) == NULL)
+			abort();
+	statm(&size1, &in1);
+	for (long k = 0; k < SAMPLE; k++)
+		if (old)
+			fastcpu_percpu_add(c[k], OLD_STRIDE, FASTCPU_BY_CPU, 1);
+		else
+			fastcpu_counter_add(c[k], 1);
+	statm(&size2, &in2);
+	t0 = bench_now_ns();
+	for (long k = 0; k < SAMPLE; k++)
+		total += old ? old_sum(c[k]) : fastcpu_counter_sum(c[k]);
+	*sum_ns = (bench_now_ns() - t0) / SAMPLE;
+	if (total != SAMPLE)
+		abort();
+	*bytes = (size1 - size0) / SAMPLE;
+	*touched = (in2 - in0) / SAMPLE;
+	for (long k = 0; k < SAMPLE; k++)
+		old ? old_free(c[k]) : fastcpu_counter_free(c[k]);
+	free(c);
+}
+
+/* A million counters, each added to by every thread (2x CPUs), summed,
+ * freed. */
+static struct {
+	struct fastcpu_counter **c;
+	long n;
+} million;
+
+static void *add_to_each(void *arg)
+{
+	long start = (long)(intptr_t)arg;
+
+	for (long k = 0; k < million.n; k++)
+		fastcpu_counter_add(million.c[(k + start * 7919) % million.n], 1);
+	return NULL;
+}
+
+static void million_run(struct memory_counters *m, bool quick)
+{
+	cpu_set_t all;
+	int threads;
+	pthread_t t[256];
+	double t0;
+	bool exact = true;
+
+	sched_getaffinity(0, sizeof(all), &all);
+	threads = 2 * CPU_COUNT(&all) < 256 ? 2 * CPU_COUNT(&all) : 256;
+	million.n = quick ? 100000 : 1000000;
+	million.c = malloc((size_t)million.n * sizeof(*million.c));
+	if (million.c == NULL)
+		abort();
+	t0 = bench_now_ns();
+	for (long k = 0; k < million.n; k++)
+		if ((million.c[k] = fastcpu_counter_new()) == NULL)
+			abort();
+	m->million_new_s = (bench_now_ns() - t0) / 1e9;
+	t0 = bench_now_ns();
+	for (int i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, add_to_each, (void *)(intptr_t)i) != 0)
+			abort();
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	m->million_add_s = (bench_now_ns() - t0) / 1e9;
+	t0 = bench_now_ns();
+	for (long k = 0; k < million.n; k++)
+		exact &= fastcpu_counter_sum(million.c[k]) == threads;
+	m->million_sum_s = (bench_now_ns() - t0) / 1e9;
+	t0 = bench_now_ns();
+	for (long k = 0; k < million.n; k++)
+		fastcpu_counter_free(million.c[k]);
+	m->million_free_s = (bench_now_ns() - t0) / 1e9;
+	m->million = million.n;
+	m->million_threads = threads;
+	m->million_exact = exact;
+	free(million.c);
+}
+
+void memory_counters_measure(struct memory_counters *m, bool quick)
+{
+	struct bench_config cfg = { quick ? 51 : 1001, 1000 };
+	struct bench_result add[3] = {
+		{ .name = "empty", .loop = loop_empty },
+		{ .name = "per-CPU memory", .loop = loop_add_new },
+		{ .name = "FASTCPU_1.2 layout", .loop = loop_add_old },
+	};
+
+	m->cid_limit = fastcpu_cid_limit();
+	(void)fastcpu_sched_getcpu();
+	if (!old_counters()) {
+		m->old_bytes = m->old_add_ns = -1;
+		return;
+	}
+	footprint(true, &m->old_bytes, &m->old_touched, &m->old_sum_ns);
+	footprint(false, &m->new_bytes, &m->new_touched, &m->new_sum_ns);
+	one_new = fastcpu_counter_new();
+	one_old = old_new();
+	bench_measure(add, 3, &cfg);
+	m->new_add_ns = add[1].median_ns;
+	m->new_add_best = add[1].best_ns;
+	m->old_add_ns = add[2].median_ns;
+	m->old_add_best = add[2].best_ns;
+	fastcpu_counter_free(one_new);
+	old_free(one_old);
+	million_run(m, quick);
+}

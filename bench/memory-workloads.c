@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/memory-workloads.c: one round of each workload, for one allocator. */
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fastcpu.h"
+#include "measure.h"
+#include "memory.h"
+
+const char *const memory_allocator_names[MEMORY_ALLOCATORS] = {
+	"glibc malloc", "jemalloc", "mimalloc", "tcmalloc", "libfastcpu objcache",
+	"global lock-free list",
+};
+const char *const memory_allocator_columns[MEMORY_ALLOCATORS] = {
+	"glibc", "jemalloc", "mimalloc", "tcmalloc", "objcache", "list",
+};
+const char *const memory_preloads[MEMORY_ALLOCATORS] = {
+	NULL, "libjemalloc.so.2", "libmimalloc.so.3:libmimalloc.so.2", "libtcmalloc_minimal.so.4",
+	NULL, NULL,
+};
+const char *const memory_markers[MEMORY_ALLOCATORS] = {
+	NULL, "mallocx", "mi_malloc", "tc_malloc", NULL, NULL,
+};
+const size_t memory_sizes[MEMORY_SIZES] = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096 };
+const size_t memory_footprint_sizes[MEMORY_FOOTPRINT_SIZES] = { 8, 24, 64, 100, 256 };
+const int memory_held_threads[MEMORY_HELD_THREADS] = { 2, 1000 };
+
+/*
+ * The global lock-free list, the baseline every CPU shares: one head per
+ * size, a compare-and-swap each way. The head holds the first object's
+ * number and a tag that every change moves on, so that a pop cannot take
+ * an object another pop took and pushed back meanwhile (ABA) unless 2^32
+ * changes passed in between. Fresh objects come from a reserved region.
+ */
+#define LIST_REGION (1ul << 30)
+
+struct global_list {
+	uint64_t head;		/* tag << 32 | (number + 1); number + 1 == 0: empty */
+	char *region;
+	size_t size, used;
+};
+
+static void *list_pop(struct global_list *l)
+{
+	uint64_t head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE), next;
+	size_t at;
+
+	while ((uint32_t)head != 0) {
+		char *object = l->region + ((uint32_t)head - 1) * l->size;
+
+		next = ((head >> 32) + 1) << 32 | __atomic_load_n((uint32_t *)(void *)object,
+								 __ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&l->head, &head, next, true, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE))
+			return object;
+	}
+	at = __atomic_fetch_add(&l->used, l->size, __ATOMIC_RELAXED);
+	return at + l->size <= LIST_REGION ? l->region + at : NULL;
+}
+
+static void list_push(struct global_list *l, void *object)
+{
+	uint64_t number = (uint64_t)((char *)object - l->region) / l->size + 1;
+	uint64_t head = __atomic_load_n(&l->head, __ATOMIC_RELAXED);
+
+	do
+		__atomic_store_n((uint32_t *)object, (uint32_t)head, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&l->head, &head, ((head >> 32) + 1) << 32 | number,
+					    true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+static struct global_list *list_new(size_t size)
+{
+	struct global_list *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		abort();
+	l->size = size < sizeof(uint32_t) ? sizeof(uint32_t) : size;
+	l->region = mmap(NULL, LIST_REGION, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (l->region == MAP_FAILED)
+		abort();
+	return l;
+}
+
+/* ---- one allocator at one size ------------------------------------------ */
+
+struct handle {
+	enum memory_allocator kind;
+	size_t size;
+	struct fastcpu_objcache *cache;
+	struct global_list *list;
+};
+
+static enum memory_allocator kind;
+
+static struct handle handle_of(size_t size)
+{
+	struct handle h = { kind, size, NULL, NULL };
+
+	if (kind == MEMORY_OBJCACHE && (h.cache = fastcpu_objcache_new(size, 0)) == NULL)
+		abort();
+	if (kind == MEMORY_LIST)
+		h.list = list_new(size);
+	return h;
+}
+
+static inline __attribute__((always_inline)) void *get(const struct handle *h)
+{
+	void *p;
+
+	if (h->kind == MEMORY_OBJCACHE)
+		p = fastcpu_objcache_alloc(h->cache);
+	else if (h->kind == MEMORY_LIST)
+		p = list_pop(h->list);
+	else
+		p = malloc(h->size);
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+static inline __attribute__((always_inline)) void put(const struct handle *h, void *p)
+{
+	if (h->kind == MEMORY_OBJCACHE)
+		fastcpu_objcache_free(h->cache, p);
+	else if (h->kind == MEMORY_LIST)
+		list_push(h->list, p);
+	else
+		free(p);
+}
+
+static double thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ---- the workloads ------------------------------------------------------ */
+
+/* The loop alone, per iteration: subtracted from the pairs. */
+static double empty_ns(long n)
+{
+	double t0 = thread_cpu_ns();
+
+	for (long i = 0; i < n; i++)
+		KEEP(i);
+	return (thread_cpu_ns() - t0) / (double)n;
+}
+
+/* (a) An allocation and its free, n times: CPU ns per pair. */
+static double pairs(const struct handle *h, long n)
+{
+	double t0 = thread_cpu_ns();
+
+	for (long i = 0; i < n; i++) {
+		void *p = get(h);
+
+		KEEP(p);
+		put(h, p);
+	}
+	return (thread_cpu_ns() - t0) / (double)n;
+}
+
+struct crowd {
+	const struct handle *h;
+	long n;
+	pthread_barrier_t *start;
+	double ns;
+};
+
+static void *crowd_member(void *arg)
+{
+	struct crowd *c = arg;
+
+	pthread_barrier_wait(c->start);
+	c->ns = pairs(c->h, c->n);
+	return NULL;
+}
+
+/* The same in threads threads at once, free to move: their mean. */
+static double pairs_crowded(const struct handle *h, long n, int threads)
+{
+	pthread_t t[256];
+	struct crowd c[256];
+	pthread_barrier_t start;
+	double sum = 0;
+
+	if (threads > 256)
+		threads = 256;
+	pthread_barrier_init(&start, NULL, (unsigned int)threads);
+	for (int i = 0; i < threads; i++) {
+		c[i] = (struct crowd){ h, n, &start, 0 };
+		if (pthread_create(&t[i], NULL, crowd_member, &c[i]) != 0)
+			abort();
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		sum += c[i].ns;
+	}
+	pthread_barrier_destroy(&start);
+	return sum / threads;
+}
+
+/* 16 allocations, then their 16 frees: CPU ns per pair. */
+static double batches(const struct handle *h, long n)
+{
+	void *p[16];
+	double t0 = thread_cpu_ns();
+
+	for (long i = 0; i < n; i += 16) {
+		for (int k = 0; k < 16; k++)
+			p[k] = get(h);
+		for (int k = 0; k < 16; k++)
+			put(h, p[k]);
+	}
+	return (thread_cpu_ns() - t0) / (double)n;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* (b) 10000 allocations, then their 10000 frees, ten times: the median
+ * ns per allocation and per free. */
+#define MANY 10000
+
+static void many(const struct handle *h, double *alloc_ns, double *free_ns)
+{
+	void **p = malloc(MANY * sizeof(*p));
+	double a[10], f[10];
+
+	if (p == NULL)
+		abort();
+	for (int r = 0; r < 10; r++) {
+		double t0 = thread_cpu_ns(), t1;
+
+		for (int i = 0; i < MANY; i++)
+			p[i] = get(h);
+		t1 = thread_cpu_ns();
+		for (int i = 0; i < MANY; i++)
+			put(h, p[i]);
+		a[r] = (t1 - t0) / MANY;
+		f[r] = (thread_cpu_ns() - t1) / MANY;
+	}
+	qsort(a, 10, sizeof(double), compare_doubles);
+	qsort(f, 10, sizeof(double), compare_doubles);
+	*alloc_ns = a[5];
+	*free_ns = f[5];
+	free(p);
+}
+
+static int compare_addresses(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* (c) What an object of size bytes takes: the median distance between
+ * neighbours among 1000 allocated one after the other. */
+static double bytes_per_object(size_t size)
+{
+	struct handle h = handle_of(size);
+	uintptr_t a[1000];
+	double d[999];
+
+	for (int i = 0; i < 1000; i++)
+		a[i] = (uintptr_t)get(&h);
+	qsort(a, 1000, sizeof(a[0]), compare_addresses);
+	for (int i = 0; i < 999; i++)
+		d[i] = (double)(a[i + 1] - a[i]);
+	qsort(d, 999, sizeof(double), compare_doubles);
+	for (int i = 0; i < 1000; i++)
+		put(&h, (void *)a[i]);
+	return d[499];
+}
+
+/*
+ * (c) Threads threads, each in its turn taking 16 objects of 64 bytes and
+ * freeing them, all still alive; then the main thread takes as many as they
+ * all used and more: the bytes of the objects they used that it does not
+ * get back are held where it cannot reach them (per-thread caches, another
+ * CPU's list).
+ */
+static struct {
+	pthread_mutex_t turn;
+	pthread_barrier_t done;
+	const struct handle *h;
+	uintptr_t *used;
+	int count, taken;
+} held;
+
+static void *take_sixteen(void *unused)
+{
+	void *p[16];
+
+	(void)unused;
+	pthread_mutex_lock(&held.turn);
+	for (int i = 0; i < 16; i++)
+		held.used[held.count++] = (uintptr_t)(p[i] = get(held.h));
+	for (int i = 0; i < 16; i++)
+		put(held.h, p[i]);
+	held.taken++;
+	pthread_mutex_unlock(&held.turn);
+	pthread_barrier_wait(&held.done);
+	return NULL;
+}
+
+static double held_bytes(int threads)
+{
+	struct handle h = handle_of(64);
+	pthread_t *t = calloc((size_t)threads, sizeof(*t));
+	pthread_attr_t small;
+	int want, reused = 0, distinct = 0;
+	void **mine;
+
+	held.h = &h;
+	held.count = held.taken = 0;
+	held.used = malloc((size_t)threads * 16 * sizeof(*held.used));
+	want = threads * 16 + 1024;
+	mine = malloc((size_t)want * sizeof(*mine));
+	if (t == NULL || held.used == NULL || mine == NULL)
+		abort();
+	pthread_mutex_init(&held.turn, NULL);
+	pthread_barrier_init(&held.done, NULL, (unsigned int)threads + 1);
+	pthread_attr_init(&small);
+	pthread_attr_setstacksize(&small, 64 * 1024);
+	for (int i = 0; i < threads; i++)
+		if (pthread_create(&t[i], &small, take_sixteen, NULL) != 0)
+			abort();
+	while (__atomic_load_n(&held.taken, __ATOMIC_ACQUIRE) < threads)
+		usleep(1000);
+	qsort(held.used, (size_t)held.count, sizeof(uintptr_t), compare_addresses);
+	for (int i = 0; i < held.count; i++)
+		distinct += i == 0 || held.used[i] != held.used[i - 1];
+	for (int i = 0; i < want; i++) {
+		uintptr_t key = (uintptr_t)(mine[i] = get(&h));
+
+		reused += bsearch(&key, held.used, (size_t)held.count, sizeof(uintptr_t),
+				  compare_addresses) != NULL;
+	}
+	for (int i = 0; i < want; i++)
+		put(&h, mine[i]);
+	pthread_barrier_wait(&held.done);
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&held.done);
+	pthread_attr_destroy(&small);
+	free(held.used);
+	free(mine);
+	free(t);
+	return (double)(distinct > reused ? distinct - reused : 0) * 64;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	(void)sched_setaffinity(0, sizeof(one), &one);
+}
+
+void memory_child_if_asked(const struct memory_settings *s)
+{
+	const char *which = getenv(MEMORY_CHILD), *fd_text = getenv(MEMORY_FD);
+	struct memory_round r;
+	cpu_set_t all;
+	double empty;
+
+	if (which == NULL || fd_text == NULL)
+		return;
+	kind = (enum memory_allocator)atoi(which);
+	for (double *v = (double *)(void *)&r; v < (double *)(void *)(&r + 1); v++)
+		*v = -1;
+	if (memory_markers[kind] == NULL || dlsym(RTLD_DEFAULT, memory_markers[kind]) != NULL) {
+		sched_getaffinity(0, sizeof(all), &all);
+		pin(s->first_cpu);
+		(void)fastcpu_sched_getcpu();
+		empty = empty_ns(s->pairs);
+		for (int i = 0; i < MEMORY_SIZES; i++) {
+			struct handle h = handle_of(memory_sizes[i]);
+
+			(void)pairs(&h, s->pairs / 10);		/* warm */
+			r.pair[i] = pairs(&h, s->pairs) - empty;
+		}
+		{
+			struct handle h = handle_of(64);
+
+			r.batch16 = batches(&h, s->pairs) - empty;
+			many(&h, &r.many_alloc, &r.many_free);
+		}
+		for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
+			r.bytes_per_object[i] = bytes_per_object(memory_footprint_sizes[i]);
+		sched_setaffinity(0, sizeof(all), &all);
+		for (int i = 0; i < MEMORY_SIZES; i++) {
+			struct handle h = handle_of(memory_sizes[i]);
+
+			r.pair_crowded[i] = pairs_crowded(&h, s->pairs, s->crowd) - empty;
+		}
+		for (int i = 0; i < MEMORY_HELD_THREADS; i++)
+			r.held_bytes[i] = held_bytes(memory_held_threads[i]);
+	}
+	if (write(atoi(fd_text), &r, sizeof(r)) != (ssize_t)sizeof(r))
+		_exit(1);
+	_exit(0);
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* bench/preempted.c: the per-CPU lock's holder preempted, with and without the kernel's help. */
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "fastcpu.h"
+#include "measure.h"
+#include "preempted.h"
+
+#define STRIDE 64
+#define PR_RSEQ_SLICE_EXTENSION_ 79	/* Linux 7.0 */
+#define PR_RSEQ_SLICE_SET_ 2
+
+static struct {
+	char *slots;
+	int cpu;
+	volatile int stop;
+	bool extend;
+	pthread_barrier_t start;
+	struct preempted_run run;
+} p;
+
+/* The thread's area's flags word and slice_ctrl bytes, where it has one. */
+static const volatile unsigned char *slice_bytes(void)
+{
+	const volatile int *cpu_id =
+		fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
+
+	return *cpu_id >= 0 ? (const volatile unsigned char *)cpu_id : NULL;
+}
+
+static bool enabled_here(void)
+{
+	const volatile unsigned char *a = slice_bytes();
+
+	return a != NULL && (*(const volatile unsigned int *)(const volatile void *)(a + 12) & 0x20);
+}
+
+static void pin_here(void)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(p.cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	(void)fastcpu_sched_getcpu();
+	(void)prctl(PR_RSEQ_SLICE_EXTENSION_, PR_RSEQ_SLICE_SET_, p.extend ? 1 : 0, 0, 0);
+}
+
+static void spin_ns(double ns)
+{
+	double t0 = bench_now_ns();
+
+	while (bench_now_ns() - t0 < ns)
+		;
+}
+
+static void *holder(void *unused)
+{
+	const volatile unsigned char *a;
+
+	(void)unused;
+	pin_here();
+	a = slice_bytes();
+	pthread_barrier_wait(&p.start);
+	while (!p.stop) {
+		int slot = fastcpu_percpu_lock(p.slots, STRIDE, FASTCPU_BY_CPU);
+		bool granted;
+
+		spin_ns(2000);
+		granted = a != NULL && a[25];
+		fastcpu_percpu_unlock(p.slots, STRIDE, slot);
+		p.run.granted += granted;
+		spin_ns(2000);
+	}
+	return NULL;
+}
+
+static double thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static void *waiter(void *seconds)
+{
+	double until, waited = 0;
+
+	pin_here();
+	pthread_barrier_wait(&p.start);
+	until = bench_now_ns() + *(double *)seconds * 1e9;
+	while (bench_now_ns() < until) {
+		double t0 = thread_cpu_ns();
+		int slot = fastcpu_percpu_cmpstore(p.slots, STRIDE, FASTCPU_BY_CPU, 0, 1, NULL);
+
+		if (slot < 0) {
+			p.run.found_taken++;
+			slot = fastcpu_percpu_lock(p.slots, STRIDE, FASTCPU_BY_CPU);
+			waited += thread_cpu_ns() - t0;
+		}
+		fastcpu_percpu_unlock(p.slots, STRIDE, slot);
+		p.run.acquisitions++;
+		spin_ns(500);
+	}
+	p.stop = 1;
+	p.run.wait_ns = p.run.acquisitions ? waited / (double)p.run.acquisitions : 0;
+	return NULL;
+}
+
+static void run(bool extend, double seconds, struct preempted_run *out)
+{
+	pthread_t h, w;
+
+	memset(p.slots, 0, (size_t)fastcpu_cid_limit() * STRIDE);
+	memset(&p.run, 0, sizeof(p.run));
+	p.stop = 0;
+	p.extend = extend;
+	pthread_barrier_init(&p.start, NULL, 2);
+	pthread_create(&h, NULL, holder, NULL);
+	pthread_create(&w, NULL, waiter, &seconds);
+	pthread_join(w, NULL);
+	pthread_join(h, NULL);
+	pthread_barrier_destroy(&p.start);
+	*out = p.run;
+}
+
+static void *probe_offered(void *offered)
+{
+	(void)fastcpu_sched_getcpu();
+	*(bool *)offered = enabled_here();
+	return NULL;
+}
+
+void preempted_measure(struct preempted_table *t, double seconds)
+{
+	cpu_set_t all;
+	pthread_t probe;
+
+	memset(t, 0, sizeof(*t));
+	sched_getaffinity(0, sizeof(all), &all);
+	for (p.cpu = 0; p.cpu < CPU_SETSIZE && !CPU_ISSET(p.cpu, &all); p.cpu++)
+		;
+	p.slots = aligned_alloc(STRIDE, (size_t)fastcpu_cid_limit() * STRIDE);
+	if (p.slots == NULL)
+		return;
+	pthread_create(&probe, NULL, probe_offered, &t->offered);
+	pthread_join(probe, NULL);
+	run(false, seconds, &t->off);
+	if (t->offered)
+		run(true, seconds, &t->on);
+	t->ran = true;
+	free(p.slots);
+}

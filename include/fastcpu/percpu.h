@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* include/fastcpu/percpu.h: each per-CPU operation's loop, written once. */
+
+#ifndef FASTCPU_PERCPU_H
+#define FASTCPU_PERCPU_H
+
+#ifndef FASTCPU_H
+# error "include <fastcpu.h>, not <fastcpu/percpu.h>"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Not an API: the per-CPU operations' retry loops and slot arithmetic,
+ * each written once and bound twice (liburcu's way). <fastcpu.h> binds them
+ * inline, finding the calling thread's area at the published offsets
+ * (fastcpu_percpu_index_ below) and calling the library where that finds
+ * none; the library binds them out of line (lib/percpu.c), finding the area
+ * through the thread's own pointer and taking the upper half of the array
+ * where there is none. find returns the thread's index and sets the words
+ * it read it from (cpu_at: its area's cpu_id, index_at: cpu_id or mm_cid),
+ * or -1 where this way cannot run a sequence; then the body returns
+ * FASTCPU_PERCPU_ELSEWHERE_ and the caller takes its other way. A sequence
+ * the kernel aborted, or whose index moved before it began, runs again.
+ */
+typedef int (*fastcpu_percpu_find_)(enum fastcpu_index by, const volatile int **cpu_at,
+				    const volatile int **index_at);
+
+#define FASTCPU_PERCPU_ELSEWHERE_ (-2)
+
+/* A test may count the sequences the kernel aborted (nothing by default). */
+#ifndef FASTCPU_PERCPU_ON_ABORT
+# define FASTCPU_PERCPU_ON_ABORT() ((void)0)
+#endif
+
+/* The word of slot index. */
+static inline intptr_t *fastcpu_percpu_slot_(void *base, size_t stride, size_t index)
+{
+	return (intptr_t *)(void *)((char *)base + index * stride);
+}
+
+/*
+ * The inline way: the area at fastcpu_percpu_cpu_id_offset, published
+ * where the library runs its sequences on the areas there (the anchor, -1,
+ * until then). By concurrency id, the mm_cid word at its published
+ * distance from cpu_id; cpu_id tells whether the area is registered (an
+ * area not registered may hold mm_cid 0).
+ */
+static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile int **cpu_at,
+					const volatile int **index_at)
+{
+	ptrdiff_t at = fastcpu_published_(&fastcpu_percpu_cpu_id_offset);
+	int cpu;
+
+	*cpu_at = fastcpu_tls_word_(at);
+	cpu = **cpu_at;
+	if (by == FASTCPU_BY_CPU) {
+		*index_at = *cpu_at;
+		return cpu;
+	}
+	*index_at = fastcpu_tls_word_(at + fastcpu_published_(&fastcpu_cid_offset) -
+				      fastcpu_published_(&fastcpu_cpu_id_offset));
+	if (__builtin_expect(cpu < 0, 0))
+		return -1;
+	return **index_at;
+}
+
+/*
+ * The per-CPU lock's holder and the kernel's time-slice extension (Linux
+ * 7.0, where built in): where the thread's area has the kernel's "enabled"
+ * bit in its flags (the library enabled it: lib/slice.c), the holder sets
+ * the request byte of the area's slice_ctrl once it has the lock, unless a
+ * request or a grant is there already (a lock inside a lock); the unlock
+ * clears it and, where the kernel granted the thread more time, gives the
+ * CPU back. Offsets from cpu_id (lib/slice.c checks them against the
+ * kernel's layout). Compiler barriers only: it is all the thread's own.
+ */
+#define FASTCPU_RSEQ_FLAGS_FROM_CPU_ID_ 12
+#define FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_ 24
+#define FASTCPU_RSEQ_GRANTED_FROM_CPU_ID_ 25
+#define FASTCPU_RSEQ_SLICE_ENABLED_ 0x20
+
+/* The calling thread's area's byte at offset from cpu_id, where the area
+ * is registered and the extension enabled for the thread; else NULL. */
+static inline volatile unsigned char *fastcpu_percpu_slice_byte_(ptrdiff_t offset)
+{
+	const volatile int *cpu_at =
+		fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
+	const volatile char *area = (const volatile char *)cpu_at;
+
+	if (*cpu_at < 0 || !(*(const volatile unsigned int *)(const volatile void *)
+			     (area + FASTCPU_RSEQ_FLAGS_FROM_CPU_ID_) & FASTCPU_RSEQ_SLICE_ENABLED_))
+		return NULL;
+	return (volatile unsigned char *)(uintptr_t)(area + offset);
+}
+
+static inline void fastcpu_percpu_slice_request_(void)
+{
+	volatile unsigned char *request = fastcpu_percpu_slice_byte_(FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_);
+
+	if (__builtin_expect(request != NULL, 0) && request[0] == 0 && request[1] == 0)
+		request[0] = 1;
+	__asm__ __volatile__("" : : : "memory");
+}
+
+static inline void fastcpu_percpu_slice_release_(void)
+{
+	volatile unsigned char *request;
+
+	__asm__ __volatile__("" : : : "memory");
+	request = fastcpu_percpu_slice_byte_(FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_);
+	if (__builtin_expect(request != NULL, 0)) {
+		request[0] = 0;
+		__asm__ __volatile__("" : : : "memory");
+		if (request[FASTCPU_RSEQ_GRANTED_FROM_CPU_ID_ - FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_])
+			fastcpu_percpu_slice_yield_out_of_line();
+	}
+}
+
+#ifdef FASTCPU_RSEQ_INLINE
+/* Adds value to the thread's slot: 0, or FASTCPU_PERCPU_ELSEWHERE_. */
+static inline int fastcpu_percpu_add_body_(void *base, size_t stride, enum fastcpu_index by,
+					   intptr_t value, fastcpu_percpu_find_ find)
+{
+	const volatile int *cpu_at, *index_at;
+	int index, r;
+
+	while (__builtin_expect((index = find(by, &cpu_at, &index_at)) >= 0, 1)) {
+		r = fastcpu_rseq_add_(cpu_at, index_at, index,
+				      fastcpu_percpu_slot_(base, stride, (size_t)index), value);
+		if (__builtin_expect(r == 0, 1))
+			return 0;
+		if (r < 0)
+			FASTCPU_PERCPU_ON_ABORT();
+	}
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
+
+/* If the thread's slot holds expect, stores newv: its index; else -1 and
+ * the value found in *seen; or FASTCPU_PERCPU_ELSEWHERE_. acquire (a
+ * constant) orders the slot's read before every later access. */
+static inline int fastcpu_percpu_cmpstore_body_(void *base, size_t stride,
+						enum fastcpu_index by, intptr_t expect,
+						intptr_t newv, intptr_t *seen, int acquire,
+						fastcpu_percpu_find_ find)
+{
+	const volatile int *cpu_at, *index_at;
+	intptr_t found;
+	int index, r;
+
+	while ((index = find(by, &cpu_at, &index_at)) >= 0) {
+		r = fastcpu_rseq_cmpstore_(cpu_at, index_at, index,
+					   fastcpu_percpu_slot_(base, stride, (size_t)index),
+					   expect, newv, &found, acquire);
+		if (r < 0)
+			FASTCPU_PERCPU_ON_ABORT();
+		if (r != 0)
+			continue;
+		if (found == expect)
+			return index;
+		*seen = found;
+		return -1;
+	}
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
+
+/* Takes the first node of the thread's slot's list into *node (NULL where
+ * it is empty): 0, or FASTCPU_PERCPU_ELSEWHERE_. */
+static inline int fastcpu_percpu_pop_body_(void *base, size_t stride, enum fastcpu_index by,
+					   size_t next_offset, void **node,
+					   fastcpu_percpu_find_ find)
+{
+	const volatile int *cpu_at, *index_at;
+	intptr_t head;
+	int index, r;
+
+	while ((index = find(by, &cpu_at, &index_at)) >= 0) {
+		r = fastcpu_rseq_pop_(cpu_at, index_at, index,
+				      fastcpu_percpu_slot_(base, stride, (size_t)index),
+				      next_offset, &head);
+		if (r == 0) {
+			*node = (void *)head;
+			return 0;
+		}
+		if (r < 0)
+			FASTCPU_PERCPU_ON_ABORT();
+	}
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
+#else
+/* No sequences here: every operation takes the other way, once find has
+ * run (the library's attaches the thread, which the other way needs). */
+static inline int fastcpu_percpu_elsewhere_(enum fastcpu_index by, fastcpu_percpu_find_ find)
+{
+	const volatile int *cpu_at, *index_at;
+
+	(void)find(by, &cpu_at, &index_at);
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
+
+static inline int fastcpu_percpu_add_body_(void *base, size_t stride, enum fastcpu_index by,
+					   intptr_t value, fastcpu_percpu_find_ find)
+{
+	(void)base, (void)stride, (void)value;
+	return fastcpu_percpu_elsewhere_(by, find);
+}
+
+static inline int fastcpu_percpu_cmpstore_body_(void *base, size_t stride,
+						enum fastcpu_index by, intptr_t expect,
+						intptr_t newv, intptr_t *seen, int acquire,
+						fastcpu_percpu_find_ find)
+{
+	(void)base, (void)stride, (void)expect, (void)newv, (void)seen, (void)acquire;
+	return fastcpu_percpu_elsewhere_(by, find);
+}
+
+static inline int fastcpu_percpu_pop_body_(void *base, size_t stride, enum fastcpu_index by,
+					   size_t next_offset, void **node,
+					   fastcpu_percpu_find_ find)
+{
+	(void)base, (void)stride, (void)next_offset, (void)node;
+	return fastcpu_percpu_elsewhere_(by, find);
+}
+#endif
+
+#endif /* FASTCPU_PERCPU_H */

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/percpu-alloc.c: per-CPU memory: objects with a copy per slot. */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/*
+ * The SLUB seed's layout in user space: memory in chunks, each chunk
+ * fastcpu_cid_limit() copies of STRIDE bytes, one after the other; an
+ * object lives at the same offset in every copy, so that the object (its
+ * address in copy 0) is the base of the per-CPU operations at that stride,
+ * and objects sit packed next to each other, each copy's in the cache
+ * lines of its own CPU. A chunk's address space is reserved once
+ * (MAP_NORESERVE): only the pages a copy's objects touch are backed. Its
+ * copy-0 space is given out in 8-byte units, first fit from a hint, two
+ * bitmaps a chunk: the units in use, and the first unit of each object
+ * (which tells an object's length, and a pointer the allocator gave from
+ * one it did not). Freed space is zero in every copy (checked before it is
+ * written: a copy never touched stays untouched), so every allocation comes
+ * zeroed.
+ *
+ * One lock: allocation is not on anyone's per-operation fast path (the
+ * operations on an object are); a fork child gets it free (pthread_atfork).
+ */
+#define STRIDE FASTCPU_PERCPU_STRIDE	/* a multiple of every page size Linux has */
+#define UNIT 8
+#define UNITS (STRIDE / UNIT)
+#define WORDS (UNITS / 64)
+
+struct chunk {
+	char *base;			/* copy 0; copy i at base + i * STRIDE */
+	unsigned int free_units;
+	unsigned int hint;		/* no free unit below it */
+	uint64_t used[WORDS];
+	uint64_t start[WORDS];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct chunk **chunks;		/* sorted by base */
+	size_t count, room;
+	size_t last;			/* where room was found last */
+	bool forks_handled;
+} heap = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool bit(const uint64_t *map, unsigned int u)
+{
+	return map[u / 64] >> (u % 64) & 1;
+}
+
+static void set_bit(uint64_t *map, unsigned int u, bool on)
+{
+	if (on)
+		map[u / 64] |= (uint64_t)1 << (u % 64);
+	else
+		map[u / 64] &= ~((uint64_t)1 << (u % 64));
+}
+
+/* Units an object of size bytes takes, and its alignment in units: the
+ * largest power of two that divides size, up to 64 bytes, at least one. */
+static unsigned int units_of(size_t size)
+{
+	return (unsigned int)((size + UNIT - 1) / UNIT);
+}
+
+static unsigned int align_of(size_t size)
+{
+	size_t natural = size & -size;
+
+	if (natural > 64)
+		natural = 64;
+	return natural <= UNIT ? 1 : (unsigned int)(natural / UNIT);
+}
+
+/* The first unit of a free run of n units aligned to a in c, or UNITS. */
+static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int a)
+{
+	unsigned int u = (c->hint + a - 1) / a * a;
+
+	while (u + n <= UNITS) {
+		unsigned int k;
+
+		if (c->used[u / 64] == UINT64_MAX) {	/* a full word: past it */
+			u = (u / 64 + 1) * 64;
+			u = (u + a - 1) / a * a;
+			continue;
+		}
+		for (k = 0; k < n && !bit(c->used, u + k); k++)
+			;
+		if (k == n)
+			return u;
+		u = (u + k + 1 + a - 1) / a * a;
+	}
+	return UNITS;
+}
+
+/*
+ * Where the machine has more than one NUMA node, copy i of a new chunk
+ * prefers the node of CPU i (copy n + i, of the upper half, too): the
+ * kernel's mbind(MPOL_PREFERRED), no libnuma. Preferred, not bound: a node
+ * without memory to spare (or one with memory only) gives way to another,
+ * and where the system call is refused (a sandbox) the pages go where the
+ * kernel puts them.
+ */
+#define MPOL_PREFERRED_ 1
+
+static void place(char *base, int copies)
+{
+	int n = fastcpu_possible_cpus(), first = fastcpu_node_of_cpu(0);
+	bool several = false;
+
+	for (int cpu = 1; cpu < n && !several; cpu++)
+		several = fastcpu_node_of_cpu((unsigned int)cpu) != first;
+	if (!several)
+		return;
+	for (int i = 0; i < copies; i++) {
+		int node = fastcpu_node_of_cpu((unsigned int)(i % n));
+		unsigned long mask[FASTCPU_MAX_CPUS / (8 * sizeof(unsigned long))] = { 0 };
+		int saved = errno;
+
+		if (node < 0 || node >= FASTCPU_MAX_CPUS)
+			continue;
+		mask[node / (8 * sizeof(unsigned long))] |= 1ul << (node % (8 * sizeof(unsigned long)));
+		(void)syscall(SYS_mbind, base + (size_t)i * STRIDE, (unsigned long)STRIDE,
+			      MPOL_PREFERRED_, mask, (unsigned long)FASTCPU_MAX_CPUS + 1, 0);
+		errno = saved;
+	}
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&heap.lock);
+}
+
+static void after_fork(void)
+{
+	pthread_mutex_unlock(&heap.lock);
+}
+
+/* bytes of address space aligned to the stride (a copy begins on a 64 KiB
+ * boundary, whatever the page size: a chunk is known by its address's
+ * high bits), or NULL: one mapping, trimmed at both ends. */
+static void *reserve(size_t bytes)
+{
+	char *m = mmap(NULL, bytes + STRIDE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *base;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	base = (char *)(((uintptr_t)m + STRIDE - 1) & ~(uintptr_t)(STRIDE - 1));
+	if (base != m)
+		munmap(m, (size_t)(base - m));
+	munmap(base + bytes, (size_t)(m + STRIDE - base));
+	return base;
+}
+
+/* A new chunk, in heap.chunks at its place; NULL (errno ENOMEM) where there
+ * is no address space or memory left. */
+static struct chunk *new_chunk(void)
+{
+	int copies = fastcpu_cid_limit();
+	struct chunk *c = calloc(1, sizeof(*c));
+	size_t at;
+	void *base;
+
+	if (c == NULL)
+		return NULL;
+	if (heap.count == heap.room) {
+		size_t room = heap.room ? 2 * heap.room : 16;
+		struct chunk **grown = realloc(heap.chunks, room * sizeof(*grown));
+
+		if (grown == NULL) {
+			free(c);
+			return NULL;
+		}
+		heap.chunks = grown;
+		heap.room = room;
+	}
+	base = reserve((size_t)copies * STRIDE);
+	if (base == NULL) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	place(base, copies);
+	c->base = base;
+	c->free_units = UNITS;
+	for (at = heap.count; at > 0 && heap.chunks[at - 1]->base > c->base; at--)
+		heap.chunks[at] = heap.chunks[at - 1];
+	heap.chunks[at] = c;
+	heap.count++;
+	heap.last = at;
+	return c;
+}
+
+/* The chunk whose copy 0 holds p, or NULL. Under the lock. */
+static struct chunk *chunk_of(const char *p)
+{
+	size_t low = 0, high = heap.count;
+
+	while (low < high) {
+		size_t mid = (low + high) / 2;
+		struct chunk *c = heap.chunks[mid];
+
+		if (p < c->base)
+			high = mid;
+		else if (p >= c->base + STRIDE)
+			low = mid + 1;
+		else
+			return c;
+	}
+	return NULL;
+}
+
+static void *take(struct chunk *c, unsigned int u, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++)
+		set_bit(c->used, u + k, true);
+	set_bit(c->start, u, true);
+	c->free_units -= n;
+	if (u == c->hint)
+		c->hint = u + n;
+	return c->base + (size_t)u * UNIT;
+}
+
+FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
+{
+	unsigned int n, a, u = UNITS;
+	struct chunk *c = NULL;
+	void *p = NULL;
+
+	if (size == 0 || size > STRIDE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	n = units_of(size);
+	a = align_of(size);
+	pthread_mutex_lock(&heap.lock);
+	if (!heap.forks_handled)
+		heap.forks_handled = pthread_atfork(before_fork, after_fork, after_fork) == 0;
+	/* The chunk that had room last, then every other, then a new one. */
+	for (size_t k = 0; k < heap.count && u == UNITS; k++) {
+		c = heap.chunks[(heap.last + k) % heap.count];
+		if (c->free_units >= n && (u = find_run(c, n, a)) < UNITS)
+			heap.last = (heap.last + k) % heap.count;
+	}
+	if (u == UNITS && (c = new_chunk()) != NULL)
+		u = 0;
+	if (u < UNITS)
+		p = take(c, u, n);
+	pthread_mutex_unlock(&heap.lock);
+	return p;
+}
+
+/* Every allocation comes zeroed: freed space is. */
+FASTCPU_EXPORT void *fastcpu_percpu_zalloc(size_t size)
+{
+	return fastcpu_percpu_alloc(size);
+}
+
+/* Zeroes bytes at offset in every copy where they are not zero already. */
+static void zero_copies(char *base, size_t offset, size_t bytes)
+{
+	int copies = fastcpu_cid_limit();
+
+	for (int i = 0; i < copies; i++) {
+		uint64_t *w = (uint64_t *)(void *)(base + (size_t)i * STRIDE + offset);
+		size_t k = 0;
+
+		while (k < bytes / sizeof(*w) && w[k] == 0)
+			k++;
+		if (k < bytes / sizeof(*w))
+			memset(w, 0, bytes);
+	}
+}
+
+FASTCPU_EXPORT void fastcpu_percpu_free(void *p)
+{
+	struct chunk *c;
+	unsigned int u, n = 0;
+	size_t offset;
+
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&heap.lock);
+	c = chunk_of(p);
+	offset = c ? (size_t)((char *)p - c->base) : 0;
+	u = (unsigned int)(offset / UNIT);
+	if (c == NULL || offset % UNIT != 0 || !bit(c->start, u)) {
+		pthread_mutex_unlock(&heap.lock);
+		errno = EINVAL;		/* not given by the allocator, or freed */
+		return;
+	}
+	set_bit(c->start, u, false);
+	while (u + n < UNITS && bit(c->used, u + n) && !bit(c->start, u + n))
+		set_bit(c->used, u + n++, false);
+	zero_copies(c->base, offset, (size_t)n * UNIT);
+	c->free_units += n;
+	if (u < c->hint)
+		c->hint = u;
+	pthread_mutex_unlock(&heap.lock);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/turns.c: turns for the upper half's pops, one per CPU index. */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+#include "once.h"
+
+/*
+ * A pop with compare-and-swap alone could take a node that another pop
+ * took and pushed back meanwhile, with a stale next (ABA). So pops of one
+ * slot of the upper half take turns (pushes need none): the slot of CPU k,
+ * in every array, with turn k. Pops of other arrays' slots of CPU k share
+ * that turn, for the few instructions of a pop: they meet only where a
+ * holder is preempted inside them. A turn in every cache line of its own,
+ * 1024 of them (CPU k and k + 1024 share one, on the machines that have
+ * both), mapped at the first pop that needs one: most processes never pop
+ * in the upper half, and a larger .bss would cost every process a mapping
+ * at load. Where the mapping fails, one turn serves every CPU. Taking a
+ * turn never waits: a signal handler whose thread was interrupted inside a
+ * pop must not wait for it.
+ */
+#define TURNS 1024
+
+struct turn {
+	unsigned int taken;
+} __attribute__((aligned(64)));
+
+static struct turn *turns;	/* TURNS of them, or &lone; NULL until needed */
+static struct turn lone;
+
+/* 1 + the turn the calling thread holds, 0 while it holds none. */
+static FASTCPU_TLS unsigned int held;
+
+/* The turns, mapped now (the first mapping offered is kept). */
+static struct turn *mapped(void)
+{
+	int saved = errno;
+	void *m = mmap(NULL, TURNS * sizeof(struct turn), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct turn *mine = m == MAP_FAILED ? &lone : m, *kept;
+
+	kept = fastcpu_once_offer(&turns, mine);
+	if (kept != mine && mine != &lone)
+		munmap(m, TURNS * sizeof(struct turn));
+	errno = saved;
+	return kept;
+}
+
+static unsigned int index_of(const struct turn *all, size_t cpu)
+{
+	return all == &lone ? 0 : (unsigned int)(cpu % TURNS);
+}
+
+bool fastcpu_turn_take(size_t cpu)
+{
+	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
+	unsigned int k;
+
+	if (unlikely(all == NULL))
+		all = mapped();
+	k = index_of(all, cpu);
+
+	if (__atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
+		return false;
+	held = k + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return true;
+}
+
+void fastcpu_turn_give(size_t cpu)
+{
+	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
+
+	held = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&all[index_of(all, cpu)].taken, 0, __ATOMIC_RELEASE);
+}
+
+bool fastcpu_turn_held_here(void)
+{
+	return held != 0;
+}
+
+/* A fork child has one thread, the forking one: every turn another thread
+ * held was in the middle of a pop that the child will never finish (the
+ * list is whole: a pop changes it by its one compare-and-swap). The
+ * forking thread's own turn stays its own (fork in a signal handler that
+ * interrupted its pop). Only the turns of CPUs that exist are looked at. */
+static void free_in_child(void)
+{
+	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
+	int possible = fastcpu_possible_cpus();
+	unsigned int n = all == &lone ? 1 : possible < TURNS ? (unsigned int)possible : TURNS;
+
+	for (unsigned int k = 0; all != NULL && k < n; k++)
+		if (k + 1 != held && __atomic_load_n(&all[k].taken, __ATOMIC_RELAXED))
+			__atomic_store_n(&all[k].taken, 0, __ATOMIC_RELAXED);
+}
+
+void fastcpu_turns_at_load(void)
+{
+	(void)pthread_atfork(NULL, NULL, free_in_child);
+}

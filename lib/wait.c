@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/wait.c: how a thread waits for another to give something back. */
+
+#include <errno.h>
+#include <sched.h>
+#include <time.h>
+
+#include "internal.h"
+
+/*
+ * For what another thread holds for a few instructions (a per-CPU lock, a
+ * turn): a short spin for a holder running on another CPU, then this CPU
+ * given up (the holder is most often preempted on this one), then sleeps
+ * from 1 us doubling to 1 ms: a SCHED_FIFO waiter yields only to threads
+ * of its own priority, and only its sleep lets a lower one run. A waiter
+ * that can do something else instead stops before the sleeps.
+ * Async-signal-safe; errno kept.
+ */
+void fastcpu_wait_for_holder(unsigned int attempt)
+{
+	struct timespec nap = { 0, 1000 };
+	int saved = errno;
+
+	if (attempt < FASTCPU_WAIT_SPINS) {
+		fastcpu_arch_pause();
+		return;
+	}
+	if (attempt < FASTCPU_WAIT_SPINS + FASTCPU_WAIT_YIELDS) {
+		sched_yield();
+		errno = saved;
+		return;
+	}
+	for (unsigned int k = FASTCPU_WAIT_SPINS + FASTCPU_WAIT_YIELDS;
+	     k < attempt && nap.tv_nsec < 1000000; k++)
+		nap.tv_nsec *= 2;
+	if (nap.tv_nsec > 1000000)
+		nap.tv_nsec = 1000000;
+	nanosleep(&nap, NULL);
+	errno = saved;
+}

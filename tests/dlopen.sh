@@ -1,8 +1,0 @@
-#!/bin/sh
-# SPDX-License-Identifier: MIT
-# SPDX-FileCopyrightText: 2026 The libfastcpu authors
-# tests/dlopen.sh: dlopen()/dlclose() with glibc's rseq area and without it.
-set -eu
-: "${FASTCPU_LIB:?set by make check}"
-./dlopen_probe "$FASTCPU_LIB"
-GLIBC_TUNABLES=glibc.pthread.rseq=0 ./dlopen_probe "$FASTCPU_LIB"

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* tests/host/owner-probe.c: libfastcpu beside another rseq owner (owner.sh). */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fastcpu.h"
+#include "helpers.h"
+#include "librseq-shaped.h"
+#include "rseq-owner.h"
+
+/*
+ * A program that uses a librseq-like owner (tests/host/rseq-owner.c) of its
+ * threads' rseq areas, with libfastcpu linked in or preloaded (owner.sh runs
+ * every combination, in both rseq setups). In the main thread and 8 new
+ * ones, the owner registers before the thread's first libfastcpu call, or
+ * after it: the owner's registration must succeed and stay registered, no
+ * thread may abort, and every answer must be the kernel's.
+ */
+#ifdef OWNER_LINKED
+# define owner_register rseq_owner_register
+# define owner_registered_here rseq_owner_registered_here
+# define owner_percpu_inc rseq_owner_percpu_inc
+# define owner_aborts rseq_owner_aborts
+# define owner_cpu_id_word rseq_owner_cpu_id_word
+# define owner_signature rseq_owner_signature
+# define backend fastcpu_backend
+# define counter_new fastcpu_counter_new
+# define counter_sum fastcpu_counter_sum
+/* The inline sequences of <fastcpu.h>. */
+static void library_add(struct fastcpu_counter *c)
+{
+	fastcpu_counter_add(c, 1);
+}
+#else
+/* Preloaded, both of them: this program is linked with neither, and the
+ * library runs its sequences out of line. */
+static int (*owner_register)(void);
+static bool (*owner_registered_here)(void);
+static void (*owner_percpu_inc)(long *, size_t);
+static unsigned long (*owner_aborts)(void);
+static const volatile int *(*owner_cpu_id_word)(void);
+static unsigned int (*owner_signature)(void);
+static const char *(*backend)(void);
+static struct fastcpu_counter *(*counter_new)(void);
+static long (*counter_sum)(const struct fastcpu_counter *);
+static void (*percpu_add)(void *, size_t, enum fastcpu_index, long);
+
+static void library_add(struct fastcpu_counter *c)
+{
+	percpu_add(c, fastcpu_percpu_stride(), FASTCPU_BY_CPU, 1);
+}
+
+static void *must_find(const char *name)
+{
+	void *fn = dlsym(RTLD_DEFAULT, name);
+
+	ck_assert_msg(fn != NULL, "%s not loaded: LD_PRELOAD both libraries", name);
+	return fn;
+}
+
+static void find_libraries(void)
+{
+	owner_register = (int (*)(void))must_find("rseq_owner_register");
+	owner_registered_here = (bool (*)(void))must_find("rseq_owner_registered_here");
+	owner_percpu_inc = (void (*)(long *, size_t))must_find("rseq_owner_percpu_inc");
+	owner_aborts = (unsigned long (*)(void))must_find("rseq_owner_aborts");
+	owner_cpu_id_word = (const volatile int *(*)(void))must_find("rseq_owner_cpu_id_word");
+	owner_signature = (unsigned int (*)(void))must_find("rseq_owner_signature");
+	backend = (const char *(*)(void))must_find("fastcpu_backend");
+	counter_new = (struct fastcpu_counter *(*)(void))must_find("fastcpu_counter_new");
+	counter_sum = (long (*)(const struct fastcpu_counter *))must_find("fastcpu_counter_sum");
+	percpu_add = (void (*)(void *, size_t, enum fastcpu_index, long))
+		must_find("fastcpu_percpu_add_out_of_line");
+}
+#endif
+
+/* sched_getcpu() and getcpu() (libfastcpu's) against the kernel, on each
+ * allowed CPU; errno untouched. */
+static void check_answers(void)
+{
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		unsigned int c, n;
+
+		if (!CPU_ISSET(cpu, &test_allowed))
+			continue;
+		test_pin(cpu);
+		errno = EDOM;
+		ck_assert_int_eq(sched_getcpu(), cpu);
+		ck_assert_int_eq(getcpu(&c, &n), 0);
+		ck_assert_int_eq((int)c, cpu);
+		ck_assert_uint_eq(n, test_kernel_node());
+		ck_assert_int_eq(errno, EDOM);
+	}
+}
+
+static void owner_then_library(void)
+{
+	ck_assert_int_eq(owner_register(), 0);
+	check_answers();
+}
+
+static void library_then_owner(void)
+{
+	check_answers();
+	ck_assert_msg(owner_register() == 0,
+		      "the owner's registration failed after libfastcpu's first call");
+	check_answers();
+}
+
+#ifdef OWNER_READS_OFFSET
+/* As librseq's inline functions do: the program reads rseq_offset itself,
+ * so (PIE or not) the live variable is a copy in the program. */
+extern ptrdiff_t rseq_offset;
+#endif
+
+/* Once the owner registered, libfastcpu reads its area. */
+static void check_owner_kept(void)
+{
+	const char *want = test_glibc_registered_rseq() ? "rseq (glibc)" :
+			   "rseq (program)";
+
+	ck_assert(owner_registered_here());
+	ck_assert_str_eq(backend(), want);
+#ifdef OWNER_READS_OFFSET
+	ck_assert(test_glibc_registered_rseq() || rseq_offset != 0);
+#endif
+}
+
+static void *thread_main(void *k)
+{
+	if ((intptr_t)k % 2)
+		library_then_owner();
+	else
+		owner_then_library();
+	check_owner_kept();
+	return NULL;
+}
+
+START_TEST(owner_keeps_its_area)
+{
+	pthread_t t[8];
+
+#ifndef OWNER_LINKED
+	find_libraries();
+#endif
+	if (_i)
+		library_then_owner();
+	else
+		owner_then_library();
+	check_owner_kept();
+	for (intptr_t k = 0; k < 8; k++)
+		ck_assert_int_eq(pthread_create(&t[k], NULL, thread_main, (void *)k), 0);
+	for (int k = 0; k < 8; k++)
+		ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+}
+END_TEST
+
+/*
+ * The owner's own sequences and libfastcpu's, in the same threads, on the
+ * same area's rseq_cs (never nested), under a signal storm whose handler
+ * runs both: two counters, both exact; and where the owner has sequences,
+ * the kernel aborted some of them, so the two really interleaved.
+ */
+#define SIDE_BY_SIDE 2000000	/* increments of each kind per thread */
+
+/* Whether the owner runs sequences of its own here (rseq-owner.c): where
+ * it has them, and never on glibc's area with a signature of its own. */
+static bool owner_runs_sequences(void)
+{
+#ifdef LIBRSEQ_SHAPED_ADD
+	return owner_signature() == FASTCPU_RSEQ_SIGNATURE || !test_glibc_registered_rseq();
+#else
+	return false;
+#endif
+}
+#define OWNER_STRIDE 128
+static long owner_counts[CPU_SETSIZE * OWNER_STRIDE / sizeof(long)]
+	__attribute__((aligned(OWNER_STRIDE)));
+static struct fastcpu_counter *library_counter;
+static unsigned long handled;
+static sigset_t alarm_only;
+
+static void both_once(void)
+{
+	owner_percpu_inc(owner_counts, OWNER_STRIDE);
+	library_add(library_counter);
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	both_once();
+	__atomic_fetch_add(&handled, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+/* Starts with SIGALRM blocked: the handler needs the owner registered. Four
+ * threads a CPU, each preempted now and then, and the signals all theirs. */
+static void *side_by_side(void *k)
+{
+	long n = test_scaled(SIDE_BY_SIDE);
+
+	if ((intptr_t)k % 2)
+		library_then_owner();
+	else
+		owner_then_library();
+	pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+	for (long i = 0; i < n; i++)
+		both_once();
+	return NULL;
+}
+
+START_TEST(sequences_side_by_side)
+{
+	int threads = 4 * CPU_COUNT(&test_allowed), rounds = 0;
+	unsigned long want, owner_total = 0;
+	pthread_t t[4 * CPU_SETSIZE];
+	double start = test_now_ms();
+
+#ifndef OWNER_LINKED
+	find_libraries();
+#endif
+	ck_assert_int_eq(owner_register(), 0);
+	library_counter = counter_new();
+	ck_assert_ptr_nonnull(library_counter);
+	sigemptyset(&alarm_only);
+	sigaddset(&alarm_only, SIGALRM);
+	/* Signals land in the owner's short window seldom: every 50 us, a
+	 * process built by gcc 10 in a bullseye root went 60 s without an
+	 * abort one time in four; every 20 us, aborts come within seconds. */
+	test_signal_every_us(on_signal, 20);
+	/* Rounds until the owner's sequences were aborted (the kernel had to
+	 * run its and ours in turns), or 45 s: below the case's timeout, so
+	 * that a miss says so. */
+	do {
+		pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
+		for (intptr_t k = 0; k < threads; k++)
+			ck_assert_int_eq(pthread_create(&t[k], NULL, side_by_side,
+							(void *)k), 0);
+		/* blocked here until they are done: the signals land on them */
+		for (int k = 0; k < threads; k++)
+			ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+		pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+		rounds++;
+	} while (owner_runs_sequences() && owner_aborts() == 0 && test_now_ms() - start < 45000);
+	test_signal_stop();
+	want = (unsigned long)(rounds * threads) * (unsigned long)test_scaled(SIDE_BY_SIDE) +
+	       handled;
+	for (size_t i = 0; i < sizeof(owner_counts) / sizeof(owner_counts[0]); i++)
+		owner_total += (unsigned long)owner_counts[i];
+	ck_assert_uint_eq(owner_total, want);
+	ck_assert_uint_eq((unsigned long)counter_sum(library_counter), want);
+	ck_assert_msg(!owner_runs_sequences() || owner_aborts() > 0,
+		      "the owner's sequences were never aborted in %d rounds", rounds);
+}
+END_TEST
+
+/*
+ * librseq publishes where its areas are (rseq_offset) in its constructor,
+ * before main, whichever of it and libfastcpu the loader initialises
+ * first: libfastcpu publishes the same place at load, so that a function
+ * whose reads began before its thread registered (the address of the word
+ * computed once, as a loop does) reads the owner's area once registered.
+ * Looked up by name: the same test linked and preloaded.
+ */
+static const volatile int *hoisted;
+
+static void *register_late(void *unused)
+{
+	const ptrdiff_t *lib_offset = dlsym(RTLD_DEFAULT, "fastcpu_cpu_id_offset");
+	const volatile char *anchor = dlsym(RTLD_DEFAULT, "fastcpu_tls_anchor");
+	int cpu = test_first_allowed();
+
+	(void)unused;
+	hoisted = (const volatile int *)(const volatile void *)(anchor + *lib_offset);
+	test_pin(cpu);
+	ck_assert_int_lt(*hoisted, 0);	/* not registered in this thread yet */
+	ck_assert_int_eq(owner_register(), 0);
+	ck_assert_int_eq(*hoisted, cpu);
+	return NULL;
+}
+
+START_TEST(published_before_registration)
+{
+	const ptrdiff_t *owner_offset = dlsym(RTLD_DEFAULT, "rseq_offset");
+	const ptrdiff_t *lib_offset = dlsym(RTLD_DEFAULT, "fastcpu_cpu_id_offset");
+	const char *anchor = dlsym(RTLD_DEFAULT, "fastcpu_tls_anchor");
+	pthread_t t;
+
+#ifndef OWNER_LINKED
+	find_libraries();
+#endif
+	if (owner_offset == NULL || test_glibc_registered_rseq())
+		return;		/* not librseq's convention, or glibc's areas */
+	ck_assert_ptr_nonnull(lib_offset);
+	ck_assert_ptr_nonnull(anchor);
+	ck_assert_msg(*owner_offset != 0, "the owner did not publish in its constructor");
+	ck_assert_msg(*lib_offset != 0, "libfastcpu did not publish the owner's area at load");
+	ck_assert_ptr_eq(anchor + *lib_offset, (const void *)owner_cpu_id_word());
+	ck_assert_int_eq(pthread_create(&t, NULL, register_late, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+}
+END_TEST
+
+/*
+ * The library runs its sequences on the owner's area only where the owner
+ * registered it with the library's signature (else the kernel would kill
+ * the process at the first abort): the read stays the owner's area, the
+ * per-CPU operations' word is published only then, and the library's
+ * per-CPU add lands either way.
+ */
+START_TEST(sequences_only_with_the_signature)
+{
+	const ptrdiff_t *reads = dlsym(RTLD_DEFAULT, "fastcpu_cpu_id_offset");
+	const ptrdiff_t *sequences = dlsym(RTLD_DEFAULT, "fastcpu_percpu_cpu_id_offset");
+	struct fastcpu_counter *c;
+
+#ifndef OWNER_LINKED
+	find_libraries();
+#endif
+	ck_assert(reads != NULL && sequences != NULL);
+	ck_assert_int_eq(owner_register(), 0);
+	c = counter_new();
+	ck_assert_ptr_nonnull(c);
+	library_add(c);		/* the first: the library decides */
+	library_add(c);
+	ck_assert_int_eq(counter_sum(c), 2);
+	if (test_glibc_registered_rseq())
+		return;		/* glibc's areas are the ones read */
+	ck_assert_int_ne(*reads, 0);
+	if (owner_signature() == FASTCPU_RSEQ_SIGNATURE)
+		ck_assert_int_eq(*sequences, *reads);
+	else
+		ck_assert_int_eq(*sequences, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rseq owner");
+	TCase *tc = tcase_create("owner");
+
+	test_record_allowed();
+	if (!test_kernel_rseq_usable()) {
+		puts("owner-probe: the kernel has no rseq here (qemu-user?): skipped");
+		return 77;
+	}
+	tcase_add_test(tc, published_before_registration);
+	tcase_add_test(tc, sequences_only_with_the_signature);
+	tcase_add_loop_test(tc, owner_keeps_its_area, 0, 2);
+	tcase_add_test(tc, sequences_side_by_side);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return test_run_suite(s);
+}
