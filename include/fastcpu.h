@@ -49,6 +49,8 @@ FASTCPU_VISIBLE int fastcpu_cid_limit(void);
  * function, out of any loop, making each read one load. A function that
  * began before the library published keeps 0, and its reads go out of line,
  * until it is called again (the library publishes at load wherever it can).
+ * So each word is found from one published offset alone, never from a sum
+ * of two: one kept and one loaded afresh would point at neither.
  */
 extern FASTCPU_VISIBLE __thread const volatile int fastcpu_tls_anchor
 	__attribute__((tls_model("initial-exec")));
@@ -152,7 +154,9 @@ static inline int fastcpu_current_cid(void)
  *   FASTCPU_BY_CID  its concurrency id (fastcpu_current_cid(): dense), or
  *   FASTCPU_BY_CPU  the CPU it runs on (fastcpu_current_cpu()),
  * and is atomic against every other operation on the array, in any thread
- * and in signal handlers: none can fail, each retries by itself.
+ * and in signal handlers: none can fail, each retries by itself. Not in a
+ * vfork child: it runs on its parent's rseq area, which the kernel does not
+ * keep for it.
  *
  * How: a thread that reads an rseq area runs a restartable sequence
  * (<fastcpu/rseq.h>) on a slot of the lower half, with no atomic
@@ -286,7 +290,10 @@ static inline int fastcpu_percpu_push(void *base, size_t stride,
  * for the thread), the holder asks not to be preempted while it holds the
  * lock, a few microseconds at most, and its unlock gives the CPU back if
  * the kernel granted that; inside a lock taken before, the first unlock
- * ends the request.
+ * ends the request. The request is the locking thread's: a lock unlocked
+ * by another thread leaves it until the locking thread's next unlock (a
+ * preemption meanwhile may get it those microseconds, which the kernel's
+ * timer ends).
  */
 static inline int fastcpu_percpu_lock(void *base, size_t stride,
 				      enum fastcpu_index by)
@@ -326,7 +333,8 @@ static inline void fastcpu_percpu_unlock(void *base, size_t stride, int slot)
  * alloc and zalloc both return every copy zeroed, or NULL with errno EINVAL
  * (size 0 or above FASTCPU_PERCPU_STRIDE) or ENOMEM (no address space
  * left). free takes what they gave, or NULL; a pointer they did not give,
- * or an object freed twice, sets errno EINVAL and changes nothing.
+ * or an object freed twice (and not given out again since), sets errno
+ * EINVAL and changes nothing.
  */
 #define FASTCPU_PERCPU_STRIDE 65536
 
@@ -394,10 +402,13 @@ static inline void fastcpu_counter_add(struct fastcpu_counter *counter, long val
  * lost nor hoarded. Memory stays with the cache until destroy.
  *
  * alloc and free are thread-safe and async-signal-safe (a signal handler
- * may call them on any cache, interrupting any call); new and destroy are
- * neither, and destroy frees every object of the cache, given out or not.
+ * may call them on any cache, interrupting any call); new is thread-safe,
+ * destroy must not run while another call uses its cache, and neither is
+ * async-signal-safe; destroy frees every object of the cache, given out or
+ * not.
  * A fork child gets the cache as the parent had it, minus the objects that
- * other threads were moving at that moment.
+ * other threads were moving at that moment; a vfork child must not use it
+ * (it runs on its parent's rseq area, which the kernel does not keep).
  */
 struct fastcpu_objcache;
 

@@ -88,12 +88,16 @@ static bool take_turn(struct fastcpu_depot *depot)
 void *fastcpu_depot_pop(struct fastcpu_depot *depot)
 {
 	void *first, *next;
+	unsigned int slot;
 
 	if (__atomic_load_n(&depot->top, __ATOMIC_RELAXED) == NULL || !take_turn(depot))
 		return NULL;
-	held[held_count] = depot;
+	/* The slot claimed before it is filled: a handler that runs in
+	 * between records its own depot in the next. */
+	slot = held_count;
+	held_count = slot + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	held_count++;
+	held[slot] = depot;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	first = __atomic_load_n(&depot->top, __ATOMIC_ACQUIRE);
 	while (first != NULL &&
@@ -101,7 +105,9 @@ void *fastcpu_depot_pop(struct fastcpu_depot *depot)
 					    (void *)fastcpu_word(first, 1), true,
 					    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 		;
-	held_count--;
+	held[slot] = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	held_count = slot;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&depot->turn, 0, __ATOMIC_RELEASE);
 	if (first != NULL) {

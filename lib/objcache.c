@@ -284,6 +284,9 @@ static int push_upper(struct fastcpu_objcache *cache, void *object)
 			return EINVAL;
 		}
 		if (head != NULL && fastcpu_word(head, 1) >= cache->limit) {
+			/* Off the list before the depot has it: a fork child
+			 * (turns free there) loses the batch, not gets it twice. */
+			__atomic_store_n(list, 0, __ATOMIC_RELAXED);
 			fastcpu_depot_push(&cache->depot, head);
 			head = NULL;
 		}

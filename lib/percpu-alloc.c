@@ -48,7 +48,6 @@ static struct {
 	struct chunk **chunks;		/* sorted by base */
 	size_t count, room;
 	size_t last;			/* where room was found last */
-	bool forks_handled;
 } heap = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static bool bit(const uint64_t *map, unsigned int u)
@@ -143,6 +142,22 @@ static void before_fork(void)
 static void after_fork(void)
 {
 	pthread_mutex_unlock(&heap.lock);
+}
+
+static void handle_forks(void)
+{
+	(void)pthread_atfork(before_fork, after_fork, after_fork);
+}
+
+/* The fork handlers are registered before the lock is first taken: a fork
+ * by another thread while the lock's first holder registered them left
+ * the child's lock held for good. */
+static void lock_heap(void)
+{
+	static pthread_once_t forks_handled = PTHREAD_ONCE_INIT;
+
+	pthread_once(&forks_handled, handle_forks);
+	pthread_mutex_lock(&heap.lock);
 }
 
 /* bytes of address space aligned to the stride (a copy begins on a 64 KiB
@@ -244,9 +259,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 	}
 	n = units_of(size);
 	a = align_of(size);
-	pthread_mutex_lock(&heap.lock);
-	if (!heap.forks_handled)
-		heap.forks_handled = pthread_atfork(before_fork, after_fork, after_fork) == 0;
+	lock_heap();
 	/* The chunk that had room last, then every other, then a new one. */
 	for (size_t k = 0; k < heap.count && u == UNITS; k++) {
 		c = heap.chunks[(heap.last + k) % heap.count];
@@ -291,7 +304,7 @@ FASTCPU_EXPORT void fastcpu_percpu_free(void *p)
 
 	if (p == NULL)
 		return;
-	pthread_mutex_lock(&heap.lock);
+	lock_heap();
 	c = chunk_of(p);
 	offset = c ? (size_t)((char *)p - c->base) : 0;
 	u = (unsigned int)(offset / UNIT);

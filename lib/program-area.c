@@ -3,6 +3,8 @@
 /* lib/program-area.c: the rseq area of the program's own rseq owner. */
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include "internal.h"
 #include "once.h"
@@ -100,27 +102,28 @@ void fastcpu_program_area_publish(const struct fastcpu_program_owner *o)
  * area was already registered (EBUSY), marks it failed (cpu_id -2, a write
  * the convention makes, into an area the kernel does not own). The
  * library's reference lasts as long as the thread (musl: released at exit).
- * A signal handler that interrupts this sees the flag set and the area not
- * yet live, and is answered by the fallback.
+ * Signals are blocked from the count to the registration, as the
+ * convention has them: a handler's own registration (librseq's) that found
+ * the count taken would take the area as live before it is.
  */
 static void share(const struct fastcpu_program_owner *o)
 {
 	struct fastcpu_rseq_abi *area = exported_area(o);
-	long ret;
+	sigset_t all, old;
+	long ret = 0;
 
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	holds_shared_ref = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_fetch_add(refcount(o), 1, __ATOMIC_RELAXED) != 0)
-		return;
-	ret = fastcpu_rseq_call(area, FASTCPU_RSEQ_ORIG_SIZE, 0);
-	if (ret == 0)
-		return;
-	__atomic_fetch_sub(refcount(o), 1, __ATOMIC_RELAXED);
-	if (ret != -EBUSY)
-		((volatile struct fastcpu_rseq_abi *)area)->cpu_id =
-			(uint32_t)FASTCPU_CPU_NO_RSEQ;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	holds_shared_ref = 0;
+	if (__atomic_fetch_add(refcount(o), 1, __ATOMIC_RELAXED) == 0 &&
+	    (ret = fastcpu_rseq_call(area, FASTCPU_RSEQ_ORIG_SIZE, 0)) != 0) {
+		__atomic_fetch_sub(refcount(o), 1, __ATOMIC_RELAXED);
+		if (ret != -EBUSY)
+			((volatile struct fastcpu_rseq_abi *)area)->cpu_id =
+				(uint32_t)FASTCPU_CPU_NO_RSEQ;
+		holds_shared_ref = 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 bool fastcpu_program_area_shared(void)

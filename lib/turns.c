@@ -32,8 +32,12 @@ struct turn {
 static struct turn *turns;	/* TURNS of them, or &lone; NULL until needed */
 static struct turn lone;
 
-/* 1 + the turn the calling thread holds, 0 while it holds none. */
-static FASTCPU_TLS unsigned int held;
+/* The turns the calling thread holds, 1 + each, innermost last: a signal
+ * handler may take one while the code it interrupted holds another, and
+ * gives its own back first. A thread nested deeper takes none. */
+#define HELD_MAX 4
+static FASTCPU_TLS unsigned int held[HELD_MAX];
+static FASTCPU_TLS unsigned int held_count;
 
 /* The turns, mapped now (the first mapping offered is kept). */
 static struct turn *mapped(void)
@@ -64,9 +68,15 @@ bool fastcpu_turn_take(size_t cpu)
 		all = mapped();
 	k = index_of(all, cpu);
 
-	if (__atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
+	unsigned int slot = held_count;
+
+	if (slot >= HELD_MAX || __atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
 		return false;
-	held = k + 1;
+	/* The slot is claimed before it is filled: a handler that runs in
+	 * between records its own turn in the next. */
+	held_count = slot + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	held[slot] = k + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return true;
 }
@@ -75,21 +85,33 @@ void fastcpu_turn_give(size_t cpu)
 {
 	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
 
-	held = 0;
+	held[held_count - 1] = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	held_count--;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&all[index_of(all, cpu)].taken, 0, __ATOMIC_RELEASE);
 }
 
 bool fastcpu_turn_held_here(void)
 {
-	return held != 0;
+	return held_count != 0;
+}
+
+static bool held_here(unsigned int k)
+{
+	for (unsigned int i = 0; i < held_count && i < HELD_MAX; i++)
+		if (held[i] == k + 1)
+			return true;
+	return false;
 }
 
 /* A fork child has one thread, the forking one: every turn another thread
- * held was in the middle of a pop that the child will never finish (the
- * list is whole: a pop changes it by its one compare-and-swap). The
- * forking thread's own turn stays its own (fork in a signal handler that
- * interrupted its pop). Only the turns of CPUs that exist are looked at. */
+ * held was in the middle of a change that the child will never finish, in
+ * which the list is whole (a pop here changes it by one compare-and-swap;
+ * the object cache's, by one store, and a batch leaves its list before the
+ * depot has it). The forking thread's own turns stay its own (a fork in a
+ * signal handler that interrupted it). Only the turns of CPUs that exist
+ * are looked at. */
 static void free_in_child(void)
 {
 	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
@@ -97,7 +119,7 @@ static void free_in_child(void)
 	unsigned int n = all == &lone ? 1 : possible < TURNS ? (unsigned int)possible : TURNS;
 
 	for (unsigned int k = 0; all != NULL && k < n; k++)
-		if (k + 1 != held && __atomic_load_n(&all[k].taken, __ATOMIC_RELAXED))
+		if (!held_here(k) && __atomic_load_n(&all[k].taken, __ATOMIC_RELAXED))
 			__atomic_store_n(&all[k].taken, 0, __ATOMIC_RELAXED);
 }
 

@@ -44,24 +44,23 @@ static inline intptr_t *fastcpu_percpu_slot_(void *base, size_t stride, size_t i
 /*
  * The inline way: the area at fastcpu_percpu_cpu_id_offset, published
  * where the library runs its sequences on the areas there (the anchor, -1,
- * until then). By concurrency id, the mm_cid word at its published
- * distance from cpu_id; cpu_id tells whether the area is registered (an
- * area not registered may hold mm_cid 0).
+ * until then). By concurrency id, the index is the concurrency id's word
+ * (mm_cid, or cpu_id) of the same area, published before; cpu_id tells
+ * whether the area is registered (an area not registered may hold mm_cid
+ * 0).
  */
 static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile int **cpu_at,
 					const volatile int **index_at)
 {
-	ptrdiff_t at = fastcpu_published_(&fastcpu_percpu_cpu_id_offset);
 	int cpu;
 
-	*cpu_at = fastcpu_tls_word_(at);
+	*cpu_at = fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
 	cpu = **cpu_at;
 	if (by == FASTCPU_BY_CPU) {
 		*index_at = *cpu_at;
 		return cpu;
 	}
-	*index_at = fastcpu_tls_word_(at + fastcpu_published_(&fastcpu_cid_offset) -
-				      fastcpu_published_(&fastcpu_cpu_id_offset));
+	*index_at = fastcpu_cid_word_();
 	if (__builtin_expect(cpu < 0, 0))
 		return -1;
 	return **index_at;

@@ -795,6 +795,68 @@ START_TEST(objcache_exact_each_fallback)
 END_TEST
 
 /*
+ * Upper-half lists overflowing (each full list goes to the depot) while
+ * the main thread forks: no child finds a batch both on a list and in the
+ * depot (a push gave the depot the list's batch and then replaced the
+ * list; a fork between the two, with the turn freed in the child, left
+ * the batch in both, and each of its objects was handed out twice).
+ * The window is a few instructions: many forks, over a second at most.
+ */
+static struct {
+	struct fastcpu_objcache *cache;
+	int stop;
+} overflow;
+
+static void *overflowing(void *cpu)
+{
+	enum { OBJECTS = 40 };		/* more than a list of 2 KiB objects holds */
+	void *o[OBJECTS];
+
+	test_try_pin((int)(intptr_t)cpu);
+	while (!__atomic_load_n(&overflow.stop, __ATOMIC_RELAXED)) {
+		for (int i = 0; i < OBJECTS; i++)
+			o[i] = fastcpu_objcache_alloc(overflow.cache);
+		for (int i = 0; i < OBJECTS; i++)
+			fastcpu_objcache_free(overflow.cache, o[i]);
+	}
+	return NULL;
+}
+
+START_TEST(objcache_fork_while_lists_overflow)
+{
+	pthread_t t[2];
+	int cpu = test_first_allowed(), wrong = 0, forks = 0;
+	double start;
+
+	if (TEST_RESPAWN("FASTCPU_BACKEND=syscall"))
+		return;
+	overflow.cache = fastcpu_objcache_new(2048, 0);
+	ck_assert_ptr_nonnull(overflow.cache);
+	for (int k = 0; k < 2; k++, cpu = test_next_allowed(cpu))
+		ck_assert_int_eq(pthread_create(&t[k], NULL, overflowing, (void *)(intptr_t)cpu), 0);
+	start = test_now_ms();
+	for (; forks < test_scaled(3000) && test_now_ms() - start < 1000; forks++) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			struct fastcpu_private_census c;
+
+			_exit(fastcpu_private_objcache_census(overflow.cache, &c) != 0 ||
+			      c.repeated != 0 || c.strays != 0);
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		wrong += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	__atomic_store_n(&overflow.stop, 1, __ATOMIC_RELAXED);
+	for (int k = 0; k < 2; k++)
+		ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+	ck_assert_msg(wrong == 0, "%d of %d fork children found objects free twice", wrong, forks);
+	fastcpu_objcache_destroy(overflow.cache);
+}
+END_TEST
+
+/*
  * A mixed process: one thread refused rseq by its own seccomp filter
  * (installed before its first call: it takes the upper half) beside one
  * that runs sequences, both passing objects to each other: every object
@@ -987,6 +1049,7 @@ Suite *suite_memory(void)
 	tcase_add_test(tc, objcache_poisoned_while_free);
 	tcase_add_loop_test(tc, objcache_exact_under_stress, 0, 2);
 	test_add_respawning(tc, objcache_exact_each_fallback, 0, 3);
+	test_add_respawning(tc, objcache_fork_while_lists_overflow, 0, 1);
 	/* glibc aborts a new thread whose rseq registration fails */
 	if (test_seccomp_works() && !test_glibc_registered_rseq() && test_kernel_rseq_usable())
 		tcase_add_test(tc, objcache_exact_one_thread_refused);

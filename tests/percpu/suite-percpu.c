@@ -325,6 +325,61 @@ START_TEST(descriptors_follow_the_abi)
 }
 END_TEST
 
+/*
+ * The inline operations find the words of the thread's area from the
+ * published offsets, each of which a function may have loaded before
+ * publication and kept (0: the anchor). Every mix of kept and fresh
+ * offsets finds either the thread's own cpu_id and index words, or sends
+ * the caller out of line (-1): never another word (a sum of a kept offset
+ * and fresh ones found one inside the thread's descriptor, which two
+ * threads then shared as their index).
+ */
+static __attribute__((noinline)) int find_inline(enum fastcpu_index by,
+						  const volatile int **cpu_at,
+						  const volatile int **index_at)
+{
+	return fastcpu_percpu_index_(by, cpu_at, index_at);
+}
+
+START_TEST(inline_words_from_any_mix_of_offsets)
+{
+#ifdef FASTCPU_RSEQ_INLINE
+	ptrdiff_t *const words[] = { &fastcpu_percpu_cpu_id_offset, &fastcpu_cpu_id_offset,
+				     &fastcpu_cid_offset };
+	enum { WORDS = sizeof(words) / sizeof(words[0]) };
+	ptrdiff_t published[WORDS];
+	const volatile int *cpu_at, *index_at, *cpu_word, *cid_word;
+	long *slots = calloc((size_t)fastcpu_cid_limit(), sizeof(long));
+
+	ck_assert_ptr_nonnull(slots);
+	fastcpu_percpu_add(slots, sizeof(slots[0]), FASTCPU_BY_CID, 1);
+	free(slots);
+	if (fastcpu_percpu_cpu_id_offset == 0)
+		return;		/* no area at the published offset here */
+	for (int w = 0; w < WORDS; w++)
+		published[w] = *words[w];
+	cpu_word = fastcpu_tls_word_(fastcpu_percpu_cpu_id_offset);
+	cid_word = fastcpu_tls_word_(fastcpu_cid_offset);
+	for (unsigned int kept = 0; kept < 1u << WORDS; kept++) {
+		for (int w = 0; w < WORDS; w++)
+			*words[w] = kept >> w & 1 ? 0 : published[w];
+		for (int by = 0; by < 2; by++) {
+			int index = find_inline(indexes[by], &cpu_at, &index_at);
+
+			if (index < 0)
+				continue;
+			ck_assert_msg(cpu_at == cpu_word && index_at ==
+				      (indexes[by] == FASTCPU_BY_CPU ? cpu_word : cid_word),
+				      "offsets kept from before publication (mask %u): the words of"
+				      " another place", kept);
+		}
+	}
+	for (int w = 0; w < WORDS; w++)
+		*words[w] = published[w];
+#endif
+}
+END_TEST
+
 /* The counter type on top, in its simplest use. */
 START_TEST(counter_type)
 {
@@ -767,6 +822,7 @@ Suite *suite_percpu(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, descriptors_follow_the_abi);
 	tcase_add_test(tc, counter_type);
+	tcase_add_test(tc, inline_words_from_any_mix_of_offsets);
 	tcase_add_loop_test(tc, counter_exact_under_stress, 0, 2);
 	tcase_add_loop_test(tc, lock_guards_plain_counter, 0, 2);
 	tcase_add_loop_test(tc, list_every_node_once, 0, 2);
