@@ -20,10 +20,17 @@
  * answer leaves through fastcpu_arch_answer() (arch/x86.h says why).
  */
 
+/* A thread the fallback serves goes straight to it: no frame of this
+ * library's before the backend's own (a locked add on the answer's shard
+ * after the call waits on every store before it, return addresses
+ * included). */
 static __attribute__((noinline, cold)) int sched_getcpu_slow(void)
 {
-	int cpu = *fastcpu_attached_cpu_id();
+	int cpu;
 
+	if (fastcpu_served_by_fallback())
+		return fastcpu_fallback()->cpu();
+	cpu = *fastcpu_attached_cpu_id();
 	if (cpu >= 0)
 		return cpu;
 	return fastcpu_fallback()->cpu();
@@ -122,17 +129,14 @@ static inline int getcpu_rseq(const volatile int *ref, int seen,
 	return 0;
 }
 
+/* getcpu() from the fallback through copies: a pointer NULL, or both the
+ * same word. */
 static __attribute__((noinline, cold)) int
-getcpu_slow(unsigned int *cpu, unsigned int *node)
+getcpu_copies(const struct fastcpu_backend *b, unsigned int *cpu, unsigned int *node)
 {
-	const volatile int *ref = fastcpu_attached_cpu_id();
-	const struct fastcpu_backend *b;
-	unsigned int c, n = 0;
-	int seen = *ref;
+	unsigned int c, n;
+	int seen;
 
-	if (seen >= 0)
-		return getcpu_rseq(ref, seen, cpu, node);
-	b = fastcpu_fallback();
 	if (node != NULL) {
 		if (b->cpu_node(&c, &n) != 0)
 			return -1;
@@ -142,6 +146,37 @@ getcpu_slow(unsigned int *cpu, unsigned int *node)
 	if (seen < 0)
 		return -1;
 	return answer(cpu, NULL, (unsigned int)seen, 0);
+}
+
+/* getcpu() from the fallback: into the caller's words themselves where
+ * they are two, as the vDSO's getcpu stores, a tail call. */
+static inline int getcpu_fallback(unsigned int *cpu, unsigned int *node)
+{
+	const struct fastcpu_backend *b = fastcpu_fallback();
+
+	if (likely(cpu != NULL && node != NULL && cpu != node))
+		return b->cpu_node(cpu, node);
+	return getcpu_copies(b, cpu, node);
+}
+
+static __attribute__((noinline, cold)) int
+getcpu_attaching(unsigned int *cpu, unsigned int *node)
+{
+	const volatile int *ref = fastcpu_attached_cpu_id();
+	int seen = *ref;
+
+	if (seen >= 0)
+		return getcpu_rseq(ref, seen, cpu, node);
+	return getcpu_fallback(cpu, node);
+}
+
+/* As sched_getcpu_slow: a thread the fallback serves goes straight to it. */
+static __attribute__((noinline, cold)) int
+getcpu_slow(unsigned int *cpu, unsigned int *node)
+{
+	if (fastcpu_served_by_fallback())
+		return getcpu_fallback(cpu, node);
+	return getcpu_attaching(cpu, node);
 }
 
 FASTCPU_EXPORT int fastcpu_getcpu(unsigned int *cpu, unsigned int *node)

@@ -145,6 +145,12 @@ extern __thread const volatile int *fastcpu_cpu_id_ref
 /* The calling thread reads this area's cpu_id from now on (NULL: the
  * fallback serves it). */
 void fastcpu_thread_reads(const volatile int *cpu_id);
+/* Whether the fallback serves the calling thread, which has attached: the
+ * case the entry points and operations make short (entry.c, percpu.c). */
+static inline bool fastcpu_served_by_fallback(void)
+{
+	return *fastcpu_cpu_id_ref == FASTCPU_CPU_NO_RSEQ;
+}
 /* Publishes the cpu_id word at this address (every thread's area at the
  * same offset from its anchor), with the node and cid words it implies;
  * false if another one was published before. */

@@ -37,13 +37,6 @@ static inline size_t upper_slot(void)
 	return (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
 }
 
-/* A thread the fallback serves (attached: a marker, not an area) is the
- * case to make short: it gains no sequence, and pays for its CPU number. */
-static inline bool served_by_fallback(void)
-{
-	return *fastcpu_cpu_id_ref == FASTCPU_CPU_NO_RSEQ;
-}
-
 static __attribute__((noinline)) void add_upper(void *base, size_t stride, long value)
 {
 	__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, upper_slot()), (intptr_t)value,
@@ -60,7 +53,7 @@ static __attribute__((noinline)) void add_attaching(void *base, size_t stride,
 FASTCPU_EXPORT void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
 						   enum fastcpu_index by, long value)
 {
-	if (likely(served_by_fallback()))
+	if (likely(fastcpu_served_by_fallback()))
 		add_upper(base, stride, value);
 	else
 		add_attaching(base, stride, by, value);
@@ -73,7 +66,7 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
 {
 	intptr_t found = expect;
 	size_t upper;
-	int r = served_by_fallback() ? FASTCPU_PERCPU_ELSEWHERE_ :
+	int r = fastcpu_served_by_fallback() ? FASTCPU_PERCPU_ELSEWHERE_ :
 		fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
 					      thread_index);
 
@@ -149,7 +142,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_pop_out_of_line(void *base, size_t stride,
 {
 	void *node;
 
-	if (!served_by_fallback() &&
+	if (!fastcpu_served_by_fallback() &&
 	    fastcpu_percpu_pop_body_(base, stride, by, next_offset, &node, thread_index) == 0)
 		return node;
 	return pop_upper(base, stride, next_offset);
