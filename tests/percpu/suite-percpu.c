@@ -334,12 +334,14 @@ END_TEST
  * and fresh ones found one inside the thread's descriptor, which two
  * threads then shared as their index).
  */
+#ifdef FASTCPU_RSEQ_INLINE
 static __attribute__((noinline)) int find_inline(enum fastcpu_index by,
 						  const volatile int **cpu_at,
 						  const volatile int **index_at)
 {
 	return fastcpu_percpu_index_(by, cpu_at, index_at);
 }
+#endif
 
 START_TEST(inline_words_from_any_mix_of_offsets)
 {
