@@ -86,6 +86,10 @@ void memory_report_text(const struct memory_report *r, FILE *out)
 
 	fprintf(out, "\nTable 8 (a): an allocation and its free, one thread pinned, by size\n");
 	pairs_table(r, out, false);
+	if (m[MEMORY_OBJCACHE].floor_pair >= 0)
+		fprintf(out, "objcache's floor, 64 bytes: its pop and push in line, no call, one node: "
+			"%.2f ns, %.2fx glibc's pair\n", m[MEMORY_OBJCACHE].floor_pair,
+			ratio(m[MEMORY_OBJCACHE].floor_pair, m[MEMORY_GLIBC].pair[SIZE_64]));
 	fprintf(out, "\nTable 8 (a), %d threads (2x CPUs) at once, CPU ns per pair of each\n",
 		r->settings.crowd);
 	pairs_table(r, out, true);
@@ -198,6 +202,9 @@ void memory_report_csv(const struct memory_report *r, FILE *out)
 			m->many_free, b->many_free);
 		fprintf(out, "8b,%s,batch of 16,1,%.3f,%.3f\n", memory_allocator_names[a],
 			m->batch16, b->batch16);
+		if (a == MEMORY_OBJCACHE)
+			fprintf(out, "8a,%s,sequences inline 64,1,%.3f,%.3f\n",
+				memory_allocator_names[a], m->floor_pair, b->floor_pair);
 		for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
 			fprintf(out, "8c,%s,bytes per %zu-byte object,1,%.1f,%.1f\n",
 				memory_allocator_names[a], memory_footprint_sizes[i],

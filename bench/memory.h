@@ -51,6 +51,9 @@ struct memory_round {
 	double pair_crowded[MEMORY_SIZES];	/* (a) 2x CPUs threads */
 	double batch16;				/* 16 allocations, then 16 frees, 64 B */
 	double many_alloc, many_free;		/* (b) 10000 allocations, then frees, 64 B */
+	double floor_pair;			/* the object cache's process only: its two
+					 * sequences inline, no call (a pop and a
+					 * push of one node on the CPU's list) */
 	double bytes_per_object[MEMORY_FOOTPRINT_SIZES];
 	double held_bytes[MEMORY_HELD_THREADS];	/* free, out of the main thread's reach */
 };

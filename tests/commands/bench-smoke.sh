@@ -22,7 +22,8 @@ fi
 # Per-CPU memory: every allocator this machine has, the object cache
 # always (the list and glibc need nothing installed).
 memory=$(../bench/fastcpu-memory-bench --quick --csv-file memory-smoke.csv)
-for line in '^Table 8 (a)' '^Table 8 (b)' '^Table 8 (c)' 'objcache pair / glibc'; do
+for line in '^Table 8 (a)' '^Table 8 (b)' '^Table 8 (c)' 'objcache pair / glibc' \
+	    "^objcache's floor"; do
 	printf '%s\n' "$memory" | grep -q "$line" ||
 		{ echo "bench-smoke.sh: the memory benchmark says no '$line'" >&2; exit 1; }
 done
