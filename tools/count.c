@@ -64,7 +64,9 @@ struct totals {
 	unsigned long sched_getcpu, getcpu, threads, processes;
 };
 
-/* Adds up the files the shim left in dir: every process's, or root's. */
+/* Adds up the files the shim left in dir (one a process): every
+ * process's, or root's alone (root > 0), or none (root < 0); removes them
+ * all, counted or not, and dir. */
 static void add_up(const char *dir, long root, struct totals *t)
 {
 	DIR *d = opendir(dir);
@@ -76,15 +78,19 @@ static void add_up(const char *dir, long root, struct totals *t)
 		unsigned int n;
 		int fd;
 
-		if (e->d_name[0] == '.' || (root > 0 && atol(e->d_name) != root))
+		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		unlink(path);
 		if (fd < 0)
 			continue;
+		if (root < 0 || (root > 0 && atol(e->d_name) != root)) {
+			close(fd);
+			continue;
+		}
 		f = mmap(NULL, sizeof(*f), PROT_READ, MAP_SHARED, fd, 0);
 		close(fd);
-		unlink(path);
 		if (f == MAP_FAILED)
 			continue;
 		n = f->threads < FASTCPU_COUNT_SLOTS ? f->threads : FASTCPU_COUNT_SLOTS;
@@ -335,7 +341,8 @@ int cmd_count(int argc, char **argv)
 	const char *lib, *measuring = getenv("FASTCPU_COUNT_MEASURE");
 	struct tool_options o;
 	FILE *out = stderr;
-	char dir[] = "/tmp/fastcpu-count.XXXXXX", *preload;
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], *preload;
 	struct totals t = { 0, 0, 0, 0 };
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct rusage usage;
@@ -360,14 +367,17 @@ int cmd_count(int argc, char **argv)
 		fprintf(stderr, "fastcpu: %s: %s\n", o.output, strerror(errno));
 		return 127;
 	}
+	snprintf(dir, sizeof(dir), "%s/fastcpu-count.XXXXXX",
+		 tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
 	if (mkdtemp(dir) == NULL) {
-		perror("fastcpu: count");
+		fprintf(stderr, "fastcpu: count: %s: %s\n", dir, strerror(errno));
 		return 127;
 	}
 	preload = tool_preload_list(shim_path(), lib);
 	if (preload == NULL || setenv("LD_PRELOAD", preload, 1) != 0 ||
 	    setenv("FASTCPU_COUNT_DIR", dir, 1) != 0) {
 		perror("fastcpu: LD_PRELOAD");
+		rmdir(dir);
 		return 127;
 	}
 	/* ^C and ^\ are the command's: this waits for it, then reports. */
@@ -385,6 +395,7 @@ int cmd_count(int argc, char **argv)
 	}
 	if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) {
 		perror("fastcpu: count");
+		add_up(dir, -1, &t);
 		return 127;
 	}
 	unsetenv("LD_PRELOAD");

@@ -66,8 +66,16 @@ grep -q "^  sched_getcpu(): $((10000 * threads)) calls" "$$.err" ||
 	fail "count: $(cat "$$.err")"
 grep -q "^  $threads thread(s) asked, in 1 process(es)" "$$.err" || fail "count: threads: $(cat "$$.err")"
 grep -q '^  glibc.pthread.rseq=0 ' "$$.err" || fail "count: no costs: $(cat "$$.err")"
-$fastcpu count --library "$FASTCPU_LIB" -- sh -c "$client 1000 >/dev/null; $client 1000 >/dev/null" 2>"$$.err"
+# Its files go with it, the uncounted children's too, under $TMPDIR.
+mkdir "$$.tmp"
+TMPDIR=$PWD/$$.tmp $fastcpu count --library "$FASTCPU_LIB" -- \
+	sh -c "ls \"\$TMPDIR\" | grep -q '^fastcpu-count\.' || exit 9
+	       $client 1000 >/dev/null; $client 1000 >/dev/null" 2>"$$.err" ||
+	fail "count: not under TMPDIR, or failed: $(cat "$$.err")"
 grep -q "^  sched_getcpu(): 0 calls" "$$.err" || fail "count took a child's calls: $(cat "$$.err")"
+left=$(ls -A "$$.tmp")
+[ -z "$left" ] || fail "count left in TMPDIR: $left $(ls -A "$$.tmp"/* 2>/dev/null)"
+rmdir "$$.tmp"
 $fastcpu count --children --library "$FASTCPU_LIB" -- \
 	sh -c "$client 1000 >/dev/null; $client 1000 >/dev/null" 2>"$$.err"
 grep -q "^  sched_getcpu(): $((2000 * threads)) calls" "$$.err" ||
