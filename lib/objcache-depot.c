@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "held.h"
 #include "internal.h"
 #include "objcache.h"
 
@@ -26,12 +27,10 @@
  * NULL (the caller carves fresh objects instead); a signal handler whose
  * own thread holds it gives up at once.
  */
-#define HELD_MAX 4		/* pops a thread may be inside, nested */
-
 static unsigned long image = 1;
 
-static FASTCPU_TLS const struct fastcpu_depot *held[HELD_MAX];
-static FASTCPU_TLS unsigned int held_count;
+/* The depots whose turns the calling thread holds. */
+static FASTCPU_TLS struct fastcpu_held held;
 
 static void new_image(void)
 {
@@ -60,19 +59,11 @@ void fastcpu_depot_push(struct fastcpu_depot *depot, void *first)
 					    __ATOMIC_RELAXED));
 }
 
-static bool held_here(const struct fastcpu_depot *depot)
-{
-	for (unsigned int i = 0; i < held_count && i < HELD_MAX; i++)
-		if (held[i] == depot)
-			return true;
-	return false;
-}
-
 static bool take_turn(struct fastcpu_depot *depot)
 {
 	unsigned long now = __atomic_load_n(&image, __ATOMIC_RELAXED);
 
-	if (held_here(depot) || held_count >= HELD_MAX)
+	if (fastcpu_held_has(&held, (uintptr_t)depot) || fastcpu_held_full(&held))
 		return false;
 	for (unsigned int attempt = 0; attempt < FASTCPU_WAIT_SLEEPS; attempt++) {
 		unsigned long turn = __atomic_load_n(&depot->turn, __ATOMIC_RELAXED);
@@ -88,27 +79,17 @@ static bool take_turn(struct fastcpu_depot *depot)
 void *fastcpu_depot_pop(struct fastcpu_depot *depot)
 {
 	void *first, *next;
-	unsigned int slot;
 
 	if (__atomic_load_n(&depot->top, __ATOMIC_RELAXED) == NULL || !take_turn(depot))
 		return NULL;
-	/* The slot claimed before it is filled: a handler that runs in
-	 * between records its own depot in the next. */
-	slot = held_count;
-	held_count = slot + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	held[slot] = depot;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fastcpu_held_push(&held, (uintptr_t)depot);
 	first = __atomic_load_n(&depot->top, __ATOMIC_ACQUIRE);
 	while (first != NULL &&
 	       !__atomic_compare_exchange_n(&depot->top, &first,
 					    (void *)fastcpu_word(first, 1), true,
 					    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
 		;
-	held[slot] = NULL;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	held_count = slot;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fastcpu_held_pop(&held);
 	__atomic_store_n(&depot->turn, 0, __ATOMIC_RELEASE);
 	if (first != NULL) {
 		next = (void *)fastcpu_word(first, 0);

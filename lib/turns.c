@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include "held.h"
 #include "internal.h"
 #include "once.h"
 
@@ -32,12 +33,8 @@ struct turn {
 static struct turn *turns;	/* TURNS of them, or &lone; NULL until needed */
 static struct turn lone;
 
-/* The turns the calling thread holds, 1 + each, innermost last: a signal
- * handler may take one while the code it interrupted holds another, and
- * gives its own back first. A thread nested deeper takes none. */
-#define HELD_MAX 4
-static FASTCPU_TLS unsigned int held[HELD_MAX];
-static FASTCPU_TLS unsigned int held_count;
+/* The turns the calling thread holds, 1 + each. */
+static FASTCPU_TLS struct fastcpu_held held;
 
 /* The turns, mapped now (the first mapping offered is kept). */
 static struct turn *mapped(void)
@@ -68,16 +65,9 @@ bool fastcpu_turn_take(size_t cpu)
 		all = mapped();
 	k = index_of(all, cpu);
 
-	unsigned int slot = held_count;
-
-	if (slot >= HELD_MAX || __atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
+	if (fastcpu_held_full(&held) || __atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
 		return false;
-	/* The slot is claimed before it is filled: a handler that runs in
-	 * between records its own turn in the next. */
-	held_count = slot + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	held[slot] = k + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fastcpu_held_push(&held, k + 1);
 	return true;
 }
 
@@ -85,24 +75,13 @@ void fastcpu_turn_give(size_t cpu)
 {
 	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
 
-	held[held_count - 1] = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	held_count--;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	fastcpu_held_pop(&held);
 	__atomic_store_n(&all[index_of(all, cpu)].taken, 0, __ATOMIC_RELEASE);
 }
 
 bool fastcpu_turn_held_here(void)
 {
-	return held_count != 0;
-}
-
-static bool held_here(unsigned int k)
-{
-	for (unsigned int i = 0; i < held_count && i < HELD_MAX; i++)
-		if (held[i] == k + 1)
-			return true;
-	return false;
+	return held.count != 0;
 }
 
 /* A fork child has one thread, the forking one: every turn another thread
@@ -119,7 +98,8 @@ static void free_in_child(void)
 	unsigned int n = all == &lone ? 1 : possible < TURNS ? (unsigned int)possible : TURNS;
 
 	for (unsigned int k = 0; all != NULL && k < n; k++)
-		if (!held_here(k) && __atomic_load_n(&all[k].taken, __ATOMIC_RELAXED))
+		if (!fastcpu_held_has(&held, k + 1) &&
+		    __atomic_load_n(&all[k].taken, __ATOMIC_RELAXED))
 			__atomic_store_n(&all[k].taken, 0, __ATOMIC_RELAXED);
 }
 
