@@ -125,6 +125,13 @@ fi
 # Built on the host against bookworm's glibc, which the guest has too.
 gcc -O2 -Wall -pthread "$here/getcpu-checker.c" -o "$root/usr/local/bin/getcpu-checker"
 install -m 755 "$here/guest-check.sh" "$root/usr/local/sbin/fastcpu-check.sh"
+# A root of its own, with no /etc/ld.so.preload, for the guest's outsider:
+# sleep and what the root's loader says it loads.
+outside=$root/opt/fastcpu-outside
+for file in /usr/bin/sleep $(chroot "$root" ldd /usr/bin/sleep | grep -o '/[^ ]*'); do
+	mkdir -p "$outside$(dirname "$file")"
+	cp "$root$(chroot "$root" readlink -f "$file")" "$outside$file"
+done
 
 echo fastcpu-system >"$root/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 fastcpu-system\n' >"$root/etc/hosts"
@@ -303,6 +310,9 @@ for b in a-baseline b-preload c-own-rseq; do
 	# Every process with a memory map maps the library, PID 1 first; in the
 	# baseline none does, so that it is one.
 	counts=$(found "$b" maps | sed -n 's/^\([0-9]*\) of \([0-9]*\) processes.*/\1 \2/p')
+	# A process run from another root is named and not counted; the
+	# guest's chrooted sleep is one in every boot.
+	is "$b" outside-root-apart has -qx 'outside [0-9]* sleep /opt/fastcpu-outside/usr/bin/sleep' "$f"
 	if [ "$b" = a-baseline ]; then
 		is "$b" "lib-in-all-procs(a:none)" test "${counts%% *}" = 0 -a -n "${counts#* }"
 		is "$b" "lib-in-pid1(a:not)" has -qx 'pid1 maps nothing of libfastcpu' "$f"

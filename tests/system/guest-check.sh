@@ -26,11 +26,31 @@ say "uptime $(cut -d' ' -f1 /proc/uptime) s"
 say "ld.so.preload $(cat /etc/ld.so.preload 2>/dev/null || echo none)"
 say "environment GLIBC_TUNABLES=${GLIBC_TUNABLES:-unset}"
 
+# A process whose root is another tree read that tree's /etc/ld.so.preload,
+# not this one's: the initramfs's udevd, when a slow boot leaves a worker of
+# it behind past the switch of roots, or a chroot's. This chrooted sleep is
+# one on every boot, so that the host sees such a process told apart.
+chroot /opt/fastcpu-outside /usr/bin/sleep 600 &
+outsider=$!
+tries=0
+while [ "$(readlink "/proc/$outsider/exe")" != /opt/fastcpu-outside/usr/bin/sleep ] &&
+	[ $tries -lt 100 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+
 # Every process with a memory map; kernel threads (and zombies) have an
-# empty one. A process that ends while we look is not counted.
+# empty one. A process that ends while we look is not counted, nor is one
+# run from another root (named "outside").
+system_root=$(stat -L -c %d:%i /)
 total=0 mapped=0
 for dir in /proc/[0-9]*; do
 	grep -q . "$dir/maps" 2>/dev/null || continue
+	root=$(stat -L -c %d:%i "$dir/root" 2>/dev/null) || continue
+	if [ "$root" != "$system_root" ]; then
+		say "outside ${dir#/proc/} $(cat "$dir/comm" 2>/dev/null) $(readlink "$dir/exe" 2>/dev/null)"
+		continue
+	fi
 	if grep -q 'libfastcpu\.so\.0' "$dir/maps" 2>/dev/null; then
 		mapped=$((mapped + 1))
 	elif [ -e "$dir/maps" ]; then
@@ -41,6 +61,7 @@ for dir in /proc/[0-9]*; do
 	total=$((total + 1))
 done
 say "maps $mapped of $total processes map libfastcpu.so.0"
+kill "$outsider" 2>/dev/null
 if grep -q 'libfastcpu\.so\.0' /proc/1/maps; then
 	say "pid1 maps $(grep -m 1 'libfastcpu\.so\.0' /proc/1/maps | awk '{ print $6 }')"
 else
