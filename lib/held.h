@@ -24,9 +24,15 @@ struct fastcpu_held {
 	unsigned int count;
 };
 
-static inline bool fastcpu_held_full(const struct fastcpu_held *h)
+/* The slot for the thread's next item, or -1 where it holds the most. Read
+ * before the item is taken (a handler that runs in between has given back
+ * what it took by the time it returns), so that recording the item does not
+ * load the count again behind the taking's atomic. */
+static inline int fastcpu_held_next_slot(const struct fastcpu_held *h)
 {
-	return h->count >= FASTCPU_HELD_MAX;
+	unsigned int slot = h->count;
+
+	return slot < FASTCPU_HELD_MAX ? (int)slot : -1;
 }
 
 static inline bool fastcpu_held_has(const struct fastcpu_held *h, uintptr_t item)
@@ -37,12 +43,11 @@ static inline bool fastcpu_held_has(const struct fastcpu_held *h, uintptr_t item
 	return false;
 }
 
-/* Records item, which the thread has just taken (not full). */
-static inline void fastcpu_held_push(struct fastcpu_held *h, uintptr_t item)
+/* Records item, which the thread has just taken, in slot (from
+ * fastcpu_held_next_slot, not -1). */
+static inline void fastcpu_held_push(struct fastcpu_held *h, int slot, uintptr_t item)
 {
-	unsigned int slot = h->count;
-
-	h->count = slot + 1;
+	h->count = (unsigned int)slot + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	h->item[slot] = item;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -63,7 +63,7 @@ static bool take_turn(struct fastcpu_depot *depot)
 {
 	unsigned long now = __atomic_load_n(&image, __ATOMIC_RELAXED);
 
-	if (fastcpu_held_has(&held, (uintptr_t)depot) || fastcpu_held_full(&held))
+	if (fastcpu_held_has(&held, (uintptr_t)depot))
 		return false;
 	for (unsigned int attempt = 0; attempt < FASTCPU_WAIT_SLEEPS; attempt++) {
 		unsigned long turn = __atomic_load_n(&depot->turn, __ATOMIC_RELAXED);
@@ -78,11 +78,13 @@ static bool take_turn(struct fastcpu_depot *depot)
 
 void *fastcpu_depot_pop(struct fastcpu_depot *depot)
 {
+	int slot = fastcpu_held_next_slot(&held);
 	void *first, *next;
 
-	if (__atomic_load_n(&depot->top, __ATOMIC_RELAXED) == NULL || !take_turn(depot))
+	if (__atomic_load_n(&depot->top, __ATOMIC_RELAXED) == NULL || slot < 0 ||
+	    !take_turn(depot))
 		return NULL;
-	fastcpu_held_push(&held, (uintptr_t)depot);
+	fastcpu_held_push(&held, slot, (uintptr_t)depot);
 	first = __atomic_load_n(&depot->top, __ATOMIC_ACQUIRE);
 	while (first != NULL &&
 	       !__atomic_compare_exchange_n(&depot->top, &first,

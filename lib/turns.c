@@ -36,8 +36,9 @@ static struct turn lone;
 /* The turns the calling thread holds, 1 + each. */
 static FASTCPU_TLS struct fastcpu_held held;
 
-/* The turns, mapped now (the first mapping offered is kept). */
-static struct turn *mapped(void)
+/* The turns, mapped now (the first mapping offered is kept); once a
+ * process, so out of the way of the taking. */
+static __attribute__((noinline, cold)) struct turn *mapped(void)
 {
 	int saved = errno;
 	void *m = mmap(NULL, TURNS * sizeof(struct turn), PROT_READ | PROT_WRITE,
@@ -59,15 +60,16 @@ static unsigned int index_of(const struct turn *all, size_t cpu)
 bool fastcpu_turn_take(size_t cpu)
 {
 	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
+	int slot = fastcpu_held_next_slot(&held);
 	unsigned int k;
 
 	if (unlikely(all == NULL))
 		all = mapped();
 	k = index_of(all, cpu);
 
-	if (fastcpu_held_full(&held) || __atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
+	if (slot < 0 || __atomic_exchange_n(&all[k].taken, 1, __ATOMIC_ACQUIRE))
 		return false;
-	fastcpu_held_push(&held, k + 1);
+	fastcpu_held_push(&held, slot, k + 1);
 	return true;
 }
 
