@@ -110,6 +110,9 @@ for kernel in "$@"; do
 	fi
 	grep -a '^matrix: ' "$log" | grep -av '^matrix: result' || true
 	rows "$log" "$version" "$arch" >>"$table"
+	again=$(find "$work" -maxdepth 1 -name "${log##*/}.before-tests.*" | wc -l)
+	[ "$again" = 0 ] ||
+		echo "| $version | $arch | booted again: $again boot(s) panicked or stalled before the tests | | | | |" >>"$table"
 	[ "$status" = ok ] || echo "| $version | $arch | ${status#FAILED: } | 0 | 0 | 1 | |" >>"$table"
 	if grep -aq '^matrix: result .* rc=[1-9]' "$log"; then
 		status="FAILED: $(grep -a '^matrix: result .* rc=[1-9]' "$log" | cut -d' ' -f3 | tr '\n' ' ')"
