@@ -20,11 +20,11 @@
 #include "loops.h"
 #include "counters.h"
 #include "fastcpu.h"
-#include "forced.h"
 #include "latency.h"
 #include "measure.h"
 #include "preempted.h"
 #include "report.h"
+#include "setups.h"
 
 static const char usage[] =
 	"usage: fastcpu-bench [--quick] [--json | --csv] [--csv-file FILE] [--runs N]\n"
@@ -362,13 +362,13 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
 		return 1;
 	cases_init();
-	forced_child_if_asked(&cfg);
+	setups_child_if_asked(&cfg);
 	describe_machine(&r.machine);
 	r.machine.pinned_cpu = pin_to_first_cpu();
 	r.machine.runs = cfg.runs;
 	r.machine.iters = cfg.iters;
-	/* Tables 2 and 3 first: the children must find nothing bound here. */
-	forced_run_all(&r, argv);
+	/* Table 10 (and 2, 3) first: the children must find nothing bound here. */
+	setups_run_all(r.setups, argv, &cfg);
 	reading_tables(&r);
 	counter_tables(&r);
 	return write_report(&r, format, csv_file);

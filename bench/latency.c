@@ -132,7 +132,7 @@ static const struct latency_row {
 	ROW("LSL inline", lsl),
 	ROW("RDTSCP inline", rdtscp),
 #endif
-	ROW("getcpu system call", syscall),
+	ROW(LATENCY_SYSCALL, syscall),
 	ROW("leaf, one load, no store (shape)", leaf_no_store),
 	ROW("leaf, one load, one store (shape)", leaf_one_store),
 };
@@ -162,12 +162,13 @@ static int cases_of(struct bench_result *c, bool chained, bool all)
 
 		if (!available(row))
 			continue;
-		/* Where a backend is forced, its process times only these. */
+		/* A process of the setup table times only these. */
 		if (!all && strcmp(row->name, LATENCY_BASE) != 0 &&
 		    strcmp(row->name, LATENCY_GLIBC_SCHED) != 0 &&
 		    strcmp(row->name, LATENCY_FASTCPU_SCHED) != 0 &&
 		    strcmp(row->name, LATENCY_GLIBC_GETCPU) != 0 &&
-		    strcmp(row->name, LATENCY_FASTCPU_GETCPU) != 0)
+		    strcmp(row->name, LATENCY_FASTCPU_GETCPU) != 0 &&
+		    strcmp(row->name, LATENCY_SYSCALL) != 0)
 			continue;
 		c[n++] = (struct bench_result){
 			.name = row->name, .loop = chained ? row->chain : row->add,
@@ -188,14 +189,16 @@ static bool row_named(const struct latency_table *t, const char *name,
 	return false;
 }
 
-void latency_measure_exported(struct report_waited *w, const struct bench_config *cfg)
+void latency_measure_waited(struct latency_waited *w, const struct bench_config *cfg)
 {
 	static struct latency_table t;
 
 	latency_measure(&t, cfg, false);
+	w->alone = t.add[0];
 	(void)row_named(&t, LATENCY_FASTCPU_SCHED, &w->sched);
 	(void)row_named(&t, LATENCY_GLIBC_SCHED, &w->glibc_sched);
 	(void)row_named(&t, LATENCY_FASTCPU_GETCPU, &w->getcpu);
+	(void)row_named(&t, LATENCY_SYSCALL, &w->syscall);
 	w->glibc_has_getcpu = row_named(&t, LATENCY_GLIBC_GETCPU, &w->glibc_getcpu);
 }
 

@@ -15,6 +15,7 @@
 #define LATENCY_FASTCPU_SCHED "libfastcpu sched_getcpu()"
 #define LATENCY_GLIBC_GETCPU "glibc getcpu(&c, &n)"
 #define LATENCY_FASTCPU_GETCPU "libfastcpu getcpu(&c, &n)"
+#define LATENCY_SYSCALL "getcpu system call"
 
 #define LATENCY_MAX 20
 
@@ -27,16 +28,18 @@ struct latency_table {
 };
 
 /* Measures every way of asking this machine has (all), or only glibc's and
- * the library's exported ones (a process with a backend forced); returns
+ * glibc's, the library's exported ones and the system call (a process of
+ * the setup table); returns
  * the number of rows. */
 int latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all);
 
-/* Table 7's (a) of glibc's and the library's exported calls, by field (a
- * process with a backend forced sends it whole through a pipe). */
-struct report_waited {
-	struct bench_result sched, glibc_sched, getcpu, glibc_getcpu;
+/* Table 7's (a) of glibc's and the library's exported calls and the
+ * system call, each beyond the add alone (a process of the setup table
+ * sends it whole through a pipe). */
+struct latency_waited {
+	struct bench_result alone, sched, glibc_sched, getcpu, glibc_getcpu, syscall;
 	bool glibc_has_getcpu;
 };
-void latency_measure_exported(struct report_waited *w, const struct bench_config *cfg);
+void latency_measure_waited(struct latency_waited *w, const struct bench_config *cfg);
 
 #endif /* FASTCPU_BENCH_LATENCY_H */

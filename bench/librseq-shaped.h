@@ -10,7 +10,7 @@
 /*
  * The shape of librseq's rseq_load_add_store__ptr(), written here from its
  * description, for the benchmark's reference row (the tests' stand-in rseq
- * owner runs it too, tests/host/rseq-owner.c): the CPU read before the sequence, the
+ * owner runs it too, rseq-owner.c): the CPU read before the sequence, the
  * counter's address computed outside it, the sequence checking that the
  * CPU is still the thread's and adding, rseq_cs left set afterwards, as
  * librseq leaves it. x86-64 only (LIBRSEQ_SHAPED_ADD). cpu_at is the cpu_id

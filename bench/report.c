@@ -58,15 +58,74 @@ static const struct bench_result *find_counter(const struct report *r, enum coun
 	return NULL;
 }
 
-/* The forced run of backend with the cache off, if it bound that. */
-static const struct report_forced *forced_run(const struct report *r, const char *backend)
+/* A row of the setup table that ran. */
+static const struct setup_result *setup_row(const struct report *r, enum setup_id id)
 {
-	for (int i = 0; i < r->forced_count; i++)
-		if (strcmp(r->forced[i].backend, backend) == 0 &&
-		    strcmp(r->forced[i].cache, "off") == 0 &&
-		    strcmp(r->forced[i].bound, backend) == 0)
-			return &r->forced[i];
-	return NULL;
+	return r->setups[id].served[0] != '\0' ? &r->setups[id] : NULL;
+}
+
+/* The row of a backend forced with the cache off, if it bound that. */
+static const struct setup_result *forced_row(const struct report *r, enum setup_id id)
+{
+	const struct setup_result *s = setup_row(r, id);
+
+	return s && strcmp(s->served, setup_backend(id)) == 0 ? s : NULL;
+}
+
+/* The setup table's cells: libfastcpu / glibc there (the system call on
+ * setup_plain_is_syscall() rows), ratios of medians; -1 where not run. */
+enum setup_cell { CELL_SCHED, CELL_GETCPU, CELL_SCHED_ADD, CELL_GETCPU_ADD,
+		  CELL_PERCPU_ADD, SETUP_CELLS };
+static const char *const cell_names[SETUP_CELLS] = {
+	"sched", "getcpu", "sched+add", "getcpu+add", "per-CPU add",
+};
+
+/* (alone + a) / (alone + b): a call and the locked add that waits on it,
+ * whole, as the program pays them. */
+static double waited_ratio(const struct bench_result *alone, const struct bench_result *a,
+			   const struct bench_result *b)
+{
+	return alone->median_ns + b->median_ns > 0 ?
+	       (alone->median_ns + a->median_ns) / (alone->median_ns + b->median_ns) : -1;
+}
+
+static double setup_cell(const struct setup_result *s, enum setup_cell c)
+{
+	if (s == NULL)
+		return -1;
+	switch (c) {
+	case CELL_SCHED:
+		return ratio(&s->sched, &s->plain_sched);
+	case CELL_GETCPU:
+		return s->has_getcpu ? ratio(&s->getcpu, &s->plain_getcpu) : -1;
+	case CELL_SCHED_ADD:
+		return waited_ratio(&s->add_alone, &s->sched_add, &s->plain_sched_add);
+	case CELL_GETCPU_ADD:
+		return s->has_getcpu ? waited_ratio(&s->add_alone, &s->getcpu_add,
+						    &s->plain_getcpu_add) : -1;
+	case CELL_PERCPU_ADD:
+		return s->has_counter ? ratio(&s->counter, &s->shard) : -1;
+	default:
+		return -1;
+	}
+}
+
+/* The setup table's highest cell: its value, row and column. */
+static double worst_cell(const struct report *r, int *row, int *cell)
+{
+	double worst = -1;
+
+	for (int id = 0; id < SETUP_COUNT; id++)
+		for (int c = 0; c < SETUP_CELLS; c++) {
+			double v = setup_cell(setup_row(r, (enum setup_id)id), (enum setup_cell)c);
+
+			if (v > worst) {
+				worst = v;
+				*row = id;
+				*cell = c;
+			}
+		}
+	return worst;
 }
 
 /* Table 4's median with nthreads threads, or -1. */
@@ -88,7 +147,7 @@ static const struct bench_result *find_latency(const struct latency_table *t, bo
 	return NULL;
 }
 
-#define MAX_TARGETS 12
+#define MAX_TARGETS 16
 
 static int targets(const struct report *r, struct target *t)
 {
@@ -149,17 +208,29 @@ static int targets(const struct report *r, struct target *t)
 	spread(&t[n - 1], add, reference, 0);
 	t[n++] = (struct target){ "fastcpu_counter_add(), 2x CPUs threads / 1 thread",
 		one > 0 && crowded > 0 ? crowded / one : -1, -1, 1.3, -1, -1 };
-	for (int i = 0; i < 2; i++) {
-		static const char *const names[2] = {
+	for (int i = 0; i < 3; i++) {
+		static const char *const names[3] = {
+			"forced rdpid: counter add / atomic add on own shard",
 			"forced vdso: counter add / atomic add on own shard",
 			"forced syscall: counter add / atomic add on own shard",
 		};
-		const struct report_forced *f = forced_run(r, i ? "syscall" : "vdso");
+		static const enum setup_id ids[3] = { SETUP_RDPID, SETUP_VDSO, SETUP_SYSCALL };
+		const struct setup_result *f = forced_row(r, ids[i]);
 
 		t[n++] = (struct target){ names[i], f ? ratio(&f->counter, &f->shard) : -1,
 			f ? best_ratio(&f->counter, &f->shard) : -1, 1.0, -1, -1 };
 		if (f)
 			spread(&t[n - 1], &f->counter, &f->shard, 0);
+	}
+	{
+		static char what[96];
+		int row = 0, cell = 0;
+		double worst = worst_cell(r, &row, &cell);
+
+		snprintf(what, sizeof(what), "setup table's highest cell (%s, %s)",
+			 setup_name((enum setup_id)row), cell_names[cell]);
+		t[n++] = (struct target){ worst >= 0 ? what : "setup table's highest cell",
+			worst, -1, 1.05, -1, -1 };
 	}
 	return n;
 }
@@ -206,26 +277,37 @@ static void text_reading(const struct report *r, FILE *out)
 	fputc('\n', out);
 }
 
-static void text_forced(const struct report *r, FILE *out)
+static void text_setups(const struct report *r, FILE *out)
 {
-	fprintf(out, "\nEach backend forced (FASTCPU_BACKEND, FASTCPU_CACHE), one process each,\n"
-		"sched_getcpu() against glibc's in that same process\n");
-	fprintf(out, "%-16s %-16s %8s %8s %8s %8s  %s\n", "forced", "bound",
-		"best ns", "median", "glibc", "median", "ratio");
-	for (int i = 0; i < r->forced_count; i++) {
-		const struct report_forced *f = &r->forced[i];
-		char forced[40];
+	fprintf(out, "\nTable 10: every setup the library meets, each in a process of its own:\n"
+		"libfastcpu / glibc there, ratios of medians (\"!\" above 1.05x). sched, getcpu:\n"
+		"sched_getcpu(), getcpu(&c, &n) where nothing waits, the empty loop subtracted;\n"
+		"+add: the call and a locked add on its answer's shard, whole; per-CPU add:\n"
+		"fastcpu_counter_add() / an atomic add on the shard of fastcpu_current_cpu().\n"
+		"Forced rows: glibc's rseq off too (glibc as in a thread without rseq); forced\n"
+		"syscall against the system call (glibc where the kernel has no vDSO getcpu)\n");
+	fprintf(out, "%-40s %-16s", "setup", "served by");
+	for (int c = 0; c < SETUP_CELLS; c++)
+		fprintf(out, " %11s", cell_names[c]);
+	fputc('\n', out);
+	for (int id = 0; id < SETUP_COUNT; id++) {
+		const struct setup_result *s = &r->setups[id];
 
-		snprintf(forced, sizeof(forced), "%s cache=%s", f->backend, f->cache);
-		fprintf(out, "%-16s %-16s ", forced, f->bound[0] ? f->bound : "(failed)");
-		if (strcmp(f->bound, "not on this machine") == 0 || f->bound[0] == '\0') {
-			fputc('\n', out);
+		fprintf(out, "%-40s ", setup_name((enum setup_id)id));
+		if (s->served[0] == '\0') {
+			fprintf(out, "n/a: %s\n", s->why_not[0] ? s->why_not : "not run");
 			continue;
 		}
-		print_ns(out, &f->sched);
-		fputc(' ', out);
-		print_ns(out, &f->glibc);
-		fprintf(out, "  %5.2fx\n", ratio(&f->sched, &f->glibc));
+		fprintf(out, "%-16s", s->served);
+		for (int c = 0; c < SETUP_CELLS; c++) {
+			double v = setup_cell(s, (enum setup_cell)c);
+
+			if (v < 0)
+				fprintf(out, " %11s", "n/a");
+			else
+				fprintf(out, " %9.2fx%c", v, v > 1.05 ? '!' : ' ');
+		}
+		fputc('\n', out);
 	}
 }
 
@@ -234,36 +316,28 @@ static void text_forced(const struct report *r, FILE *out)
  * steady state; best / median ns. */
 static void text_cache(const struct report *r, FILE *out)
 {
-	static const struct { const char *backend, *bare; } rows[] = {
-		{ "rdpid", "RDPID inline" },
-		{ "vdso", "vDSO getcpu, called directly" },
-		{ "syscall", "getcpu system call" },
+	static const struct { const char *bare; enum setup_id off, on; } rows[] = {
+		{ "RDPID inline", SETUP_RDPID, SETUP_RDPID_CACHE },
+		{ "vDSO getcpu, called directly", SETUP_VDSO, SETUP_VDSO_CACHE },
+		{ "getcpu system call", SETUP_SYSCALL, SETUP_SYSCALL_CACHE },
 	};
-
 	double syscall_hit = -1;
 
 	fprintf(out, "\nTable 2: caching (seed 000), sched_getcpu(), best / median ns;\n"
 		"NONE: the bare mechanism; NULL: libfastcpu without cache; MISS: a call\n"
-		"after the cache was invalidated, timed alone; HIT: the cache's steady state\n");
+		"after the cache was invalidated, timed alone; HIT: with FASTCPU_CACHE=on\n"
+		"(where the cache cannot help a backend, it is not put in front: HIT is NULL)\n");
 	fprintf(out, "%-8s %17s %17s %17s %17s  %s\n", "backend", "NONE (bare)",
 		"NULL (no cache)", "MISS", "HIT", "HIT / NULL");
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
-		const struct report_forced *off = NULL, *on = NULL;
+		const struct setup_result *off = forced_row(r, rows[k].off);
+		const struct setup_result *on = setup_row(r, rows[k].on);
 		const struct bench_result *bare = find(r, rows[k].bare);
 
-		for (int i = 0; i < r->forced_count; i++) {
-			if (strcmp(r->forced[i].backend, rows[k].backend) != 0 ||
-			    strncmp(r->forced[i].bound, rows[k].backend,
-				    strlen(rows[k].backend)) != 0)
-				continue;
-			if (strcmp(r->forced[i].cache, "on") == 0)
-				on = &r->forced[i];
-			else
-				off = &r->forced[i];
-		}
-		if (off == NULL || on == NULL)
+		if (off == NULL || on == NULL ||
+		    strncmp(on->served, off->served, strlen(off->served)) != 0)
 			continue;
-		fprintf(out, "%-8s", rows[k].backend);
+		fprintf(out, "%-8s", off->served);
 		if (bare)
 			fprintf(out, " %8.2f/%-8.2f", bare->best_ns, bare->median_ns);
 		else
@@ -273,7 +347,7 @@ static void text_cache(const struct report *r, FILE *out)
 			on->miss.best_ns, on->miss.median_ns,
 			on->sched.best_ns, on->sched.median_ns,
 			ratio(&on->sched, &off->sched));
-		if (strcmp(rows[k].backend, "syscall") == 0)
+		if (rows[k].off == SETUP_SYSCALL)
 			syscall_hit = ratio(&on->syscall, &on->sched);
 	}
 	if (syscall_hit > 0)
@@ -288,11 +362,13 @@ static void text_generic(const struct report *r, FILE *out)
 	fprintf(out, "%-24s %10.2f %12.2f\n", r->machine.backend,
 		median_of(r, "libfastcpu getcpu(&c, NULL)"),
 		median_of(r, "libfastcpu sched_getcpu()"));
-	for (int i = 0; i < r->forced_count; i++)
-		if (r->forced[i].bound[0])
-			fprintf(out, "%-24s %10.2f %12.2f\n", r->forced[i].bound,
-				r->forced[i].generic.median_ns,
-				r->forced[i].sched.median_ns);
+	for (int id = SETUP_RDPID; id <= SETUP_SYSCALL_CACHE; id++) {
+		const struct setup_result *f = setup_row(r, (enum setup_id)id);
+
+		if (f)
+			fprintf(out, "%-24s %10.2f %12.2f\n", setup_name((enum setup_id)id),
+				f->generic.median_ns, f->sched.median_ns);
+	}
 	if (find(r, "glibc getcpu(&c, NULL)"))
 		fprintf(out, "%-24s %10.2f %12.2f\n", "glibc",
 			median_of(r, "glibc getcpu(&c, NULL)"),
@@ -332,16 +408,15 @@ static void text_counters(const struct report *r, FILE *out)
 	}
 	fprintf(out, "\nWhere a fallback serves (each backend forced, one process each): the\n"
 		"per-CPU add against an atomic add on the shard fastcpu_current_cpu() names\n");
-	fprintf(out, "%-16s %-16s %17s %17s  %s\n", "forced", "bound", "counter add",
+	fprintf(out, "%-26s %-16s %17s %17s  %s\n", "forced", "bound", "counter add",
 		"atomic on shard", "ratio");
-	for (int i = 0; i < r->forced_count; i++) {
-		const struct report_forced *f = &r->forced[i];
-		char forced[40];
+	for (int id = SETUP_RDPID; id <= SETUP_SYSCALL_CACHE; id++) {
+		const struct setup_result *f = setup_row(r, (enum setup_id)id);
 
-		if (f->bound[0] == '\0' || strcmp(f->bound, "not on this machine") == 0)
+		if (f == NULL || !f->has_counter)
 			continue;
-		snprintf(forced, sizeof(forced), "%s cache=%s", f->backend, f->cache);
-		fprintf(out, "%-16s %-16s %8.2f/%-8.2f %8.2f/%-8.2f  %5.2fx\n", forced, f->bound,
+		fprintf(out, "%-26s %-16s %8.2f/%-8.2f %8.2f/%-8.2f  %5.2fx\n",
+			setup_name((enum setup_id)id), f->served,
 			f->counter.best_ns, f->counter.median_ns, f->shard.best_ns,
 			f->shard.median_ns, ratio(&f->counter, &f->shard));
 	}
@@ -378,26 +453,6 @@ static void text_latency(const struct report *r, FILE *out)
 		fputs("   ", out);
 		print_ns(out, &t->chain[i]);
 		print_excess_ratio(out, &t->chain[i], gb);
-		fputc('\n', out);
-	}
-	fprintf(out, "Each backend forced, (a) in its own process, median ns: libfastcpu's\n"
-		"sched_getcpu() and getcpu(&c, &n) against glibc's there\n");
-	fprintf(out, "%-16s %-16s %8s %8s %6s   %8s %8s %6s\n", "forced", "bound", "sched",
-		"glibc", "ratio", "getcpu", "glibc", "ratio");
-	for (int i = 0; i < r->forced_count; i++) {
-		const struct report_forced *f = &r->forced[i];
-		const struct report_waited *w = &f->waited;
-		char forced[40];
-
-		if (f->bound[0] == '\0' || strcmp(f->bound, "not on this machine") == 0)
-			continue;
-		snprintf(forced, sizeof(forced), "%s cache=%s", f->backend, f->cache);
-		fprintf(out, "%-16s %-16s %8.2f %8.2f %5.2fx", forced, f->bound,
-			w->sched.median_ns, w->glibc_sched.median_ns,
-			ratio(&w->sched, &w->glibc_sched));
-		if (w->glibc_has_getcpu)
-			fprintf(out, "   %8.2f %8.2f %5.2fx", w->getcpu.median_ns,
-				w->glibc_getcpu.median_ns, ratio(&w->getcpu, &w->glibc_getcpu));
 		fputc('\n', out);
 	}
 }
@@ -489,7 +544,7 @@ void report_text(const struct report *r, FILE *out)
 		r->machine.cycles ? "" : "; cycles: not exposed on this machine");
 	text_reading(r, out);
 	text_latency(r, out);
-	text_forced(r, out);
+	text_setups(r, out);
 	text_cache(r, out);
 	text_generic(r, out);
 	text_counters(r, out);
@@ -566,31 +621,33 @@ void report_json(const struct report *r, FILE *out)
 		json_result(out, "chained_load", &r->latency->chain[i]);
 		fputc('}', out);
 	}
-	fprintf(out, "\n  },\n  \"forced\": [");
-	for (int i = 0; i < r->forced_count; i++) {
-		const struct report_forced *f = &r->forced[i];
+	fprintf(out, "\n  },\n  \"setups\": [");
+	for (int id = 0; id < SETUP_COUNT; id++) {
+		const struct setup_result *f = &r->setups[id];
 		const struct { const char *key; const struct bench_result *b; } fields[] = {
-			{ "sched_getcpu", &f->sched }, { "getcpu_generic", &f->generic },
-			{ "getcpu", &f->getcpu }, { "glibc_sched_getcpu", &f->glibc },
-			{ "syscall", &f->syscall }, { "miss", &f->miss }, { "hit", &f->hit },
+			{ "sched_getcpu", &f->sched }, { "plain_sched_getcpu", &f->plain_sched },
+			{ "getcpu", &f->getcpu }, { "plain_getcpu", &f->plain_getcpu },
+			{ "getcpu_generic", &f->generic }, { "syscall", &f->syscall },
+			{ "locked_add_alone", &f->add_alone },
+			{ "locked_add: sched_getcpu", &f->sched_add },
+			{ "locked_add: plain_sched_getcpu", &f->plain_sched_add },
+			{ "locked_add: getcpu", &f->getcpu_add },
+			{ "locked_add: plain_getcpu", &f->plain_getcpu_add },
 			{ "counter_add", &f->counter }, { "own_shard_atomic", &f->shard },
+			{ "miss", &f->miss }, { "hit", &f->hit },
 		};
 
-		fprintf(out, "%s\n    {\"backend\": \"%s\", \"cache\": \"%s\", \"bound\": \"%s\"",
-			i ? "," : "", f->backend, f->cache, f->bound);
+		fprintf(out, "%s\n    {\"setup\": \"%s\", \"served\": \"%s\"", id ? "," : "",
+			setup_name((enum setup_id)id), f->served);
+		if (f->served[0] == '\0') {
+			fprintf(out, ", \"not_run\": \"%s\"}", f->why_not);
+			continue;
+		}
+		for (int c = 0; c < SETUP_CELLS; c++)
+			json_ratio(out, cell_names[c], setup_cell(f, (enum setup_cell)c));
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
 			fprintf(out, ", ");
 			json_result(out, fields[k].key, fields[k].b);
-		}
-		fprintf(out, ", ");
-		json_result(out, "locked_add: sched_getcpu", &f->waited.sched);
-		fprintf(out, ", ");
-		json_result(out, "locked_add: glibc_sched_getcpu", &f->waited.glibc_sched);
-		fprintf(out, ", ");
-		json_result(out, "locked_add: getcpu", &f->waited.getcpu);
-		if (f->waited.glibc_has_getcpu) {
-			fprintf(out, ", ");
-			json_result(out, "locked_add: glibc_getcpu", &f->waited.glibc_getcpu);
 		}
 		fputc('}', out);
 	}
@@ -661,10 +718,28 @@ void report_csv(const struct report *r, FILE *out)
 	for (int i = 0; i < r->loop_count; i++)
 		fprintf(out, "loop,\"%s\",0,%.3f,%.3f\n", r->loops[i].name,
 			r->loops[i].best_ns, r->loops[i].median_ns);
-	for (int i = 0; i < r->forced_count; i++)
-		fprintf(out, "forced,\"%s\",0,%.3f,%.3f\n", r->forced[i].bound,
-			r->forced[i].sched.best_ns, r->forced[i].sched.median_ns);
-	for (int i = 1; i < r->counter_one_count; i++)
+	for (int id = 0; id < SETUP_COUNT; id++) {
+		const struct setup_result *f = &r->setups[id];
+		const struct { const char *key; const struct bench_result *b; bool has; } fields[] = {
+			{ "libfastcpu sched_getcpu()", &f->sched, true },
+			{ "plain sched_getcpu()", &f->plain_sched, true },
+			{ "libfastcpu getcpu(&c, &n)", &f->getcpu, f->has_getcpu },
+			{ "plain getcpu(&c, &n)", &f->plain_getcpu, f->has_getcpu },
+			{ "locked add alone", &f->add_alone, true },
+			{ "libfastcpu sched_getcpu() + locked add", &f->sched_add, true },
+			{ "plain sched_getcpu() + locked add", &f->plain_sched_add, true },
+			{ "libfastcpu getcpu(&c, &n) + locked add", &f->getcpu_add, f->has_getcpu },
+			{ "plain getcpu(&c, &n) + locked add", &f->plain_getcpu_add, f->has_getcpu },
+			{ "fastcpu_counter_add()", &f->counter, f->has_counter },
+			{ "atomic add on own shard", &f->shard, f->has_counter },
+		};
+
+		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+			if (f->served[0] != '\0' && fields[k].has)
+				fprintf(out, "setup,\"%s: %s\",0,%.3f,%.3f\n",
+					setup_name((enum setup_id)id), fields[k].key,
+					fields[k].b->best_ns, fields[k].b->median_ns);
+	}	for (int i = 1; i < r->counter_one_count; i++)
 		fprintf(out, "counters,\"%s\",0,%.3f,%.3f\n", r->counter_one[i].name,
 			r->counter_one[i].best_ns, r->counter_one[i].median_ns);
 	for (int k = 1; k < COUNTER_KINDS; k++)

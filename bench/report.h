@@ -12,8 +12,8 @@
 #include "latency.h"
 #include "measure.h"
 #include "preempted.h"
+#include "setups.h"
 
-#define REPORT_MAX_FORCED 8
 #define REPORT_MAX_THREAD_COUNTS 12
 
 struct report_machine {
@@ -24,15 +24,6 @@ struct report_machine {
 	int cpus, pinned_cpu, runs;
 	unsigned long iters;
 	bool cycles;
-};
-
-/* One forced backend, measured in its own process. */
-struct report_forced {
-	const char *backend, *cache;
-	char bound[32];
-	struct bench_result sched, generic, getcpu, glibc, syscall, miss, hit;
-	struct bench_result counter, shard;	/* fastcpu_counter_add, atomic */
-	struct report_waited waited;	/* table 7's (a): the exported calls */
 };
 
 /* A sharded counter in a process restricted to some of the CPUs. */
@@ -57,8 +48,7 @@ struct report {
 	int loop_count;
 	int cid_limit;
 	struct report_restricted restricted;
-	struct report_forced forced[REPORT_MAX_FORCED];
-	int forced_count;
+	struct setup_result setups[SETUP_COUNT];	/* table 10; [i] setup i */
 	struct bench_result *counter_one;	/* table 4, one thread; [0] empty */
 	int counter_one_count;
 	int threads[REPORT_MAX_THREAD_COUNTS], thread_counts;

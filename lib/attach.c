@@ -28,6 +28,7 @@ static const volatile int *glibc_cpu_id(void)
 }
 
 static FASTCPU_TLS unsigned char kind;	/* enum fastcpu_area_kind */
+FASTCPU_TLS unsigned char fastcpu_thread_sequences;
 /* This thread is registering its own area: a signal handler that interrupts
  * it is answered by the fallback and leaves the area alone. */
 static FASTCPU_TLS unsigned char registering;
@@ -61,6 +62,7 @@ static void at_thread_exit(void *cpu_id)
 
 	fastcpu_thread_reads(NULL);
 	kind = FASTCPU_AREA_NONE;
+	fastcpu_thread_sequences = FASTCPU_SEQUENCES_NO;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (was == FASTCPU_AREA_OWN)
 		fastcpu_own_area_unregister(cpu_id);
@@ -73,6 +75,31 @@ static void unregister_at_thread_exit(const volatile int *cpu_id)
 {
 	if (UNREGISTER_AT_EXIT && exit_key_made)
 		pthread_setspecific(exit_key, (const void *)cpu_id);	/* non-NULL */
+}
+
+/*
+ * Whether the calling task may register an area in this TLS: not a vfork
+ * child, which runs on its parent's. Asking (task-tls.c) is a system call
+ * in a process that made such a task, too dear for every call of a child
+ * that asks often: a thread found sharing lets 1, 2, 4 ... 65536 calls pass
+ * before it asks again, each answered by the fallback. The count lives in
+ * the TLS the two share: the parent, once the child is gone, may answer
+ * that many calls from the fallback before it registers its area.
+ */
+FASTCPU_TLS unsigned int fastcpu_attach_skips;
+static FASTCPU_TLS unsigned int sharing_gap;
+#define MAX_SHARING_GAP 65536
+
+static bool task_may_register(void)
+{
+	if (fastcpu_task_owns_tls()) {
+		sharing_gap = 0;
+		return true;
+	}
+	sharing_gap = sharing_gap == 0 ? 1 :
+		      sharing_gap < MAX_SHARING_GAP ? 2 * sharing_gap : MAX_SHARING_GAP;
+	fastcpu_attach_skips = sharing_gap;
+	return false;
 }
 
 /* The area of the program's own rseq owner; NULL while the thread must ask
@@ -122,7 +149,7 @@ static void publish_glibc_area(void)
 static void attach(void)
 {
 	struct fastcpu_binding b = fastcpu_bind();
-	const struct fastcpu_program_owner *o;
+	const struct fastcpu_program_owner *o = NULL;
 	const volatile int *cpu_id = NULL;
 	enum fastcpu_area_kind k = FASTCPU_AREA_NONE;
 
@@ -143,7 +170,7 @@ static void attach(void)
 		if (cpu_id == NULL)
 			return;
 		k = FASTCPU_AREA_PROGRAM;
-	} else if (registering || !fastcpu_task_owns_tls()) {
+	} else if (registering || !task_may_register()) {
 		return;
 	} else {
 		cpu_id = own_cpu_id(&b);
@@ -151,29 +178,34 @@ static void attach(void)
 			k = FASTCPU_AREA_OWN;
 	}
 	kind = (unsigned char)k;
+	fastcpu_thread_sequences = k == FASTCPU_AREA_NONE ? FASTCPU_SEQUENCES_NO :
+				   k != FASTCPU_AREA_PROGRAM ? FASTCPU_SEQUENCES_YES :
+				   (unsigned char)fastcpu_program_area_takes_sequences(o, cpu_id);
 	fastcpu_thread_reads(cpu_id);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	registering = 0;
 }
 
-const volatile int *fastcpu_attached_cpu_id(void)
+const volatile int *fastcpu_attach(void)
 {
-	if (*fastcpu_cpu_id_ref == FASTCPU_CPU_UNATTACHED)
-		attach();
+	attach();
 	return fastcpu_cpu_id_ref;
 }
 
 /* Sequences run on glibc's areas and the library's own (the signature is
  * glibc's convention and the library's), and on a program owner's where
- * its registration is known to carry the library's signature. */
-bool fastcpu_thread_runs_sequences(const volatile int *cpu_id)
+ * its registration is known to carry the library's signature: asked once
+ * the thread is registered, then kept. */
+bool fastcpu_thread_sequences_decide(const volatile int *cpu_id)
 {
-	const struct fastcpu_program_owner *o;
+	enum fastcpu_sequences s;
 
 	if (kind != FASTCPU_AREA_PROGRAM)
-		return true;
-	o = fastcpu_program_owner();
-	return o != NULL && fastcpu_program_area_takes_sequences(o, cpu_id);
+		return kind != FASTCPU_AREA_NONE;
+	s = fastcpu_program_area_takes_sequences(fastcpu_program_owner(), cpu_id);
+	if (s != FASTCPU_SEQUENCES_UNKNOWN)
+		fastcpu_thread_sequences = (unsigned char)s;
+	return s == FASTCPU_SEQUENCES_YES;
 }
 
 /* Where this process's areas are, published before any thread asks, so

@@ -9,8 +9,11 @@
 #include "once.h"
 #include "vdso.h"
 
-typedef long (*vdso_getcpu_fn)(unsigned int *cpu, unsigned int *node,
-			       void *unused_cache);
+/* The kernel's getcpu ABI: 0, or a small negative number, in the return
+ * register, read as an int (the kernels declare long or int), so that a
+ * call into it can be the caller's last. */
+typedef int (*vdso_getcpu_fn)(unsigned int *cpu, unsigned int *node,
+			      void *unused_cache);
 
 /* Set before the backend is bound, read-only afterwards. */
 static vdso_getcpu_fn vdso_getcpu;
@@ -34,14 +37,17 @@ bool fastcpu_vdso_usable(void)
 	return fastcpu_once(&vdso_getcpu, working_vdso_getcpu()) != NULL;
 }
 
-/* The vDSO never fails where it exists; should one ever do, the system call
- * gives the answer or the error. */
+/* The vDSO's getcpu was seen answering, and it answers from what the
+ * kernel stored for the CPU (x86, powerpc, s390, loongarch: always 0): a
+ * tail call into it, as glibc's getcpu is a call. */
 static int vdso_cpu_node(unsigned int *cpu, unsigned int *node)
 {
-	if (likely(vdso_getcpu(cpu, node, NULL) == 0))
-		return 0;
-	return fastcpu_backend_syscall.cpu_node(cpu, node);
+	return vdso_getcpu(cpu, node, NULL);
 }
+
+/* Where sched_getcpu() needs a word of its own anyway, a failure the
+ * vDSO should never give goes to the system call, which gives the answer
+ * or the error. */
 
 static int vdso_cpu(void)
 {

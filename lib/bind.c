@@ -55,12 +55,26 @@ static int forced_fallback(enum fastcpu_choice c)
 }
 
 /*
- * The cache costs a clock read per hit. auto puts it only in front of the
- * system call: a hit costs a little more than RDPID or the vDSO and a
- * small part of the system call, and on arm64 and riscv (no real vDSO
- * getcpu) the system call is all there is without rseq. A static link
- * cannot see the program's affinity changes, which the cache must see.
+ * A hit of the cache costs a clock read and two compares, more than RDPID
+ * or a vDSO that reads what RDPID reads (or the CPU's own register:
+ * powerpc, s390, loongarch) would: in front of those it would only slow
+ * them. So the cache goes where it helps: in front of the system call
+ * (auto: on arm64 and riscv without rseq it is all there is), and with
+ * FASTCPU_CACHE=on also in front of a vDSO that costs more than a hit
+ * (x86 without RDPID: LSL or RDTSCP), measured here; never in front of
+ * RDPID. A static link cannot see the program's affinity changes, which the
+ * cache must see.
  */
+static bool cache_helps(unsigned int kind)
+{
+	if (kind == KIND_SYSCALL)
+		return true;
+	if (kind == KIND_RDPID)
+		return false;
+	return fastcpu_cost_ns(fastcpu_cache_wrap(fallbacks[kind])->cpu) <
+	       fastcpu_cost_ns(fallbacks[kind]->cpu);
+}
+
 static bool use_cache(unsigned int kind, enum fastcpu_cache_choice c)
 {
 	bool on = c == FASTCPU_CACHE_ON || (c == FASTCPU_CACHE_AUTO && kind == KIND_SYSCALL);
@@ -71,7 +85,7 @@ static bool use_cache(unsigned int kind, enum fastcpu_cache_choice c)
 				"libfastcpu: FASTCPU_CACHE=on needs the shared library (a static link cannot see affinity changes); using off\n");
 		return false;
 	}
-	return on && fastcpu_tick_usable();
+	return on && fastcpu_tick_usable() && cache_helps(kind);
 }
 
 static unsigned int bind_now(void)

@@ -11,8 +11,11 @@
  *
  * fastcpu_cpu_id_ref, per thread, points at the cpu_id of the rseq area the
  * thread reads (glibc's, the program owner's, or the library's own), or at
- * a marker: FASTCPU_CPU_UNATTACHED before its first call, FASTCPU_CPU_NO_RSEQ
- * where the fallback serves it. Three loads, no arithmetic: the library's
+ * a marker: fastcpu_cpu_unattached before its first call (known by its
+ * address), FASTCPU_CPU_NO_RSEQ where the fallback serves it. An owner's
+ * area reads -1 until the owner registers it in the thread: the fallback
+ * answers meanwhile, and the thread never attaches again. Three loads, no
+ * arithmetic: the library's
  * own entry points read it, and it alone knows an area the next way cannot
  * reach (the library's own, where a thread's TLS is aligned otherwise).
  *
@@ -40,11 +43,11 @@
  * only in the thread that registered it; and the pointer is set only by
  * fastcpu_thread_reads(), to an area's cpu_id once the thread reads it.
  */
-static const int unattached = FASTCPU_CPU_UNATTACHED;
+const int fastcpu_cpu_unattached = FASTCPU_CPU_UNATTACHED;
 static const int no_rseq = FASTCPU_CPU_NO_RSEQ;
 
 FASTCPU_EXPORT __thread const volatile int *fastcpu_cpu_id_ref
-	__attribute__((tls_model("initial-exec"))) = &unattached;
+	__attribute__((tls_model("initial-exec"))) = &fastcpu_cpu_unattached;
 
 FASTCPU_EXPORT __thread const volatile int fastcpu_tls_anchor
 	__attribute__((tls_model("initial-exec"))) = FASTCPU_CPU_UNATTACHED;

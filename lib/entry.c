@@ -20,20 +20,25 @@
  * answer leaves through fastcpu_arch_answer() (arch/x86.h says why).
  */
 
-/* A thread the fallback serves goes straight to it: no frame of this
- * library's before the backend's own (a locked add on the answer's shard
- * after the call waits on every store before it, return addresses
- * included). */
-static __attribute__((noinline, cold)) int sched_getcpu_slow(void)
+/* A thread that has not attached, or whose area reads negative. */
+static __attribute__((noinline, cold)) int sched_getcpu_attaching(void)
 {
-	int cpu;
+	int cpu = *fastcpu_attached_cpu_id();
 
-	if (fastcpu_served_by_fallback())
-		return fastcpu_fallback()->cpu();
-	cpu = *fastcpu_attached_cpu_id();
 	if (cpu >= 0)
 		return cpu;
 	return fastcpu_fallback()->cpu();
+}
+
+/* A thread the fallback serves goes straight to it from the entry point:
+ * no frame of this library's before the backend's own (a locked add on the
+ * answer's shard after the call waits on every store before it, return
+ * addresses included), and no jump more than the one off the fast path. */
+static inline __attribute__((always_inline)) int sched_getcpu_slow(void)
+{
+	if (likely(fastcpu_served_by_fallback()))
+		return fastcpu_fallback()->cpu();
+	return sched_getcpu_attaching();
 }
 
 FASTCPU_EXPORT int fastcpu_sched_getcpu(void)
@@ -150,7 +155,8 @@ getcpu_copies(const struct fastcpu_backend *b, unsigned int *cpu, unsigned int *
 
 /* getcpu() from the fallback: into the caller's words themselves where
  * they are two, as the vDSO's getcpu stores, a tail call. */
-static inline int getcpu_fallback(unsigned int *cpu, unsigned int *node)
+static inline __attribute__((always_inline)) int
+getcpu_fallback(unsigned int *cpu, unsigned int *node)
 {
 	const struct fastcpu_backend *b = fastcpu_fallback();
 
@@ -171,10 +177,10 @@ getcpu_attaching(unsigned int *cpu, unsigned int *node)
 }
 
 /* As sched_getcpu_slow: a thread the fallback serves goes straight to it. */
-static __attribute__((noinline, cold)) int
+static inline __attribute__((always_inline)) int
 getcpu_slow(unsigned int *cpu, unsigned int *node)
 {
-	if (fastcpu_served_by_fallback())
+	if (likely(fastcpu_served_by_fallback()))
 		return getcpu_fallback(cpu, node);
 	return getcpu_attaching(cpu, node);
 }

@@ -16,6 +16,9 @@
 #include "rseq-abi.h"
 
 #define FASTCPU_EXPORT	__attribute__((visibility("default")))
+/* For the few helpers every out-of-line path starts with: a copy of its
+ * own in each caller, never a call (a call makes its caller build a frame). */
+#define FASTCPU_INLINE	static inline __attribute__((always_inline))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -48,10 +51,26 @@
 /* Once per thread, on its first call (its fastcpu_cpu_id_ref still at the
  * unattached marker): bind the process, find or register the thread's area.
  * Returns the thread's pointer then: an area's cpu_id, or a marker. */
-const volatile int *fastcpu_attached_cpu_id(void);
-/* Whether the library may run its sequences on the calling thread's area,
- * whose cpu_id is at cpu_id (registered: non-negative). */
-bool fastcpu_thread_runs_sequences(const volatile int *cpu_id);
+const volatile int *fastcpu_attach(void);
+/* Whether the library may run its sequences on a thread's area: not known
+ * yet (another owner's, not asked yet), yes, or no (none, or another
+ * owner's registered with another signature). */
+enum fastcpu_sequences { FASTCPU_SEQUENCES_UNKNOWN, FASTCPU_SEQUENCES_YES,
+			 FASTCPU_SEQUENCES_NO };
+/* The calling thread's answer as far as known, set when it attaches. */
+extern __thread unsigned char fastcpu_thread_sequences
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+/* Finds it out in the calling thread, whose area's cpu_id is at cpu_id
+ * (registered: non-negative), and keeps it once known. */
+bool fastcpu_thread_sequences_decide(const volatile int *cpu_id);
+FASTCPU_INLINE bool fastcpu_thread_runs_sequences(const volatile int *cpu_id)
+{
+	unsigned char known = fastcpu_thread_sequences;
+
+	if (likely(known != FASTCPU_SEQUENCES_UNKNOWN))
+		return known == FASTCPU_SEQUENCES_YES;
+	return fastcpu_thread_sequences_decide(cpu_id);
+}
 /* Which area the calling thread reads (private.h names them). */
 enum fastcpu_area_kind fastcpu_area_kind(void);
 /* glibc (2.35+) registered its area in every thread: it owns them all. */
@@ -73,11 +92,11 @@ void fastcpu_own_area_unregister(const volatile int *cpu_id);
  * librseq has not published where its areas are. */
 const volatile int *fastcpu_program_area_cpu_id(const struct fastcpu_program_owner *o);
 void fastcpu_program_area_publish(const struct fastcpu_program_owner *o);
-/* Whether the library may run its sequences on the owner's areas (decided
- * once, in a thread where the area at cpu_id is registered; false until
- * then); publishes them for the inline operations when it may. */
-bool fastcpu_program_area_takes_sequences(const struct fastcpu_program_owner *o,
-					  const volatile int *cpu_id);
+/* Whether the library may run its sequences on the owner's areas: decided
+ * once, in a thread where the area at cpu_id is registered (not known
+ * until then); publishes them for the inline operations when it may. */
+enum fastcpu_sequences fastcpu_program_area_takes_sequences(const struct fastcpu_program_owner *o,
+							    const volatile int *cpu_id);
 /* Whether the calling thread holds a reference to the shared area, and
  * giving it back (musl's thread exit). */
 bool fastcpu_program_area_shared(void);
@@ -142,14 +161,50 @@ struct fastcpu_settings fastcpu_settings_parse(const char *backend, const char *
  * relates to the offsets <fastcpu.h> reads). */
 extern __thread const volatile int *fastcpu_cpu_id_ref
 	__attribute__((visibility("default"), tls_model("initial-exec")));
+/* The marker of a thread that has not attached, known by its address: an
+ * owner's area not registered in the thread reads -1 too. */
+extern const int fastcpu_cpu_unattached __attribute__((visibility("hidden")));
 /* The calling thread reads this area's cpu_id from now on (NULL: the
  * fallback serves it). */
 void fastcpu_thread_reads(const volatile int *cpu_id);
-/* Whether the fallback serves the calling thread, which has attached: the
- * case the entry points and operations make short (entry.c, percpu.c). */
-static inline bool fastcpu_served_by_fallback(void)
+
+/* Calls an unattached thread lets pass before it tries to attach again
+ * (attach.c: a vfork child, which may not), answered by the fallback:
+ * whether this one does. */
+extern __thread unsigned int fastcpu_attach_skips
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+FASTCPU_INLINE bool fastcpu_attach_passes(void)
 {
-	return *fastcpu_cpu_id_ref == FASTCPU_CPU_NO_RSEQ;
+	if (likely(fastcpu_attach_skips == 0))
+		return false;
+	fastcpu_attach_skips--;
+	return true;
+}
+
+/* The calling thread's pointer, the thread attached first if it has not
+ * (and may now). */
+FASTCPU_INLINE const volatile int *fastcpu_attached_cpu_id(void)
+{
+	const volatile int *ref = fastcpu_cpu_id_ref;
+
+	if (unlikely(ref == &fastcpu_cpu_unattached) && !fastcpu_attach_passes())
+		return fastcpu_attach();
+	return ref;
+}
+/*
+ * Whether the fallback answers the calling thread now: it has attached and
+ * reads no registered area (no rseq, or an owner's area that the owner has
+ * not registered in this thread yet, -1 until it does), or it lets this
+ * call pass unattached. The case the entry points and operations make
+ * short (entry.c, percpu.c): one more compare than a thread without rseq,
+ * and no attach, while the owner has not registered; the fast path's own
+ * load sees the registration at once.
+ */
+FASTCPU_INLINE bool fastcpu_served_by_fallback(void)
+{
+	const volatile int *ref = fastcpu_cpu_id_ref;
+
+	return *ref < 0 && (ref != &fastcpu_cpu_unattached || fastcpu_attach_passes());
 }
 /* Publishes the cpu_id word at this address (every thread's area at the
  * same offset from its anchor), with the node and cid words it implies;
@@ -270,6 +325,8 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d);
 long fastcpu_rseq_call(volatile void *area, unsigned long length, int flags);
 const char *fastcpu_getenv(const char *name);
 unsigned long fastcpu_getauxval(unsigned long type);
+/* Nanoseconds a call of fn takes, at best (async-signal-safe). */
+uint64_t fastcpu_cost_ns(int (*fn)(void));
 /* One line on stderr, at most once per process per distinct key. */
 void fastcpu_warn_once(unsigned int key, const char *line);
 enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
@@ -308,7 +365,7 @@ static inline int fastcpu_upper_index(int cpu)
 /* The calling thread's cpu_id where the library runs its sequences on its
  * area; NULL where the thread takes the upper half (percpu.c, objcache.c),
  * as every thread does where this build has no sequences. It attaches. */
-static inline const volatile int *fastcpu_sequence_cpu_id(void)
+FASTCPU_INLINE const volatile int *fastcpu_sequence_cpu_id(void)
 {
 	const volatile int *ref = fastcpu_attached_cpu_id();
 
@@ -320,15 +377,36 @@ static inline const volatile int *fastcpu_sequence_cpu_id(void)
 #endif
 }
 
-/* The CPU whose slot of the upper half a thread without an area takes:
- * the one it ran on when it asked (any is right, the nearer the less
- * contended), 0 where nothing can answer, errno kept then. The thread has
- * attached. */
-static inline int fastcpu_upper_cpu(void)
+/*
+ * The CPU whose slot of the upper half a thread without sequences takes
+ * (percpu.c, objcache.c): any is right (that half changes only by atomic
+ * instructions), the nearer the less contended. Its area's cpu_id where it
+ * reads a registered one; else the fallback's answer, kept for the next
+ * FASTCPU_UPPER_REUSES takes: a thread is seldom moved that often, and
+ * asking (a call, a clock, a system call) would cost more than the atomic
+ * it chooses a line for. 0 where nothing can answer, errno kept. The
+ * thread has attached.
+ */
+#define FASTCPU_UPPER_REUSES 32
+struct fastcpu_upper_seen {
+	int cpu;
+	int index;		/* fastcpu_upper_index(cpu) */
+	unsigned int reuses;	/* takes left before asking again */
+};
+extern __thread struct fastcpu_upper_seen fastcpu_upper_seen
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+int fastcpu_upper_cpu_ask(void);
+FASTCPU_INLINE int fastcpu_upper_cpu(void)
 {
-	int cpu = fastcpu_fallback()->cpu_quiet();
+	int cpu = *fastcpu_cpu_id_ref;
 
-	return cpu >= 0 && cpu < fastcpu_possible_cpus() ? cpu : 0;
+	if (cpu >= 0)
+		return cpu;
+	if (likely(fastcpu_upper_seen.reuses != 0)) {
+		fastcpu_upper_seen.reuses--;
+		return fastcpu_upper_seen.cpu;
+	}
+	return fastcpu_upper_cpu_ask();
 }
 
 /* One step of waiting for what another thread holds (wait.c), attempt

@@ -31,30 +31,71 @@ static int thread_index(enum fastcpu_index by, const volatile int **cpu_at,
 	return **index_at;
 }
 
-/* Where a thread without an area goes: the upper half's slot of its CPU. */
+FASTCPU_TLS struct fastcpu_upper_seen fastcpu_upper_seen;
+
+/* The fallback asked (internal.h says when), its answer kept. */
+int fastcpu_upper_cpu_ask(void)
+{
+	int cpu = fastcpu_fallback()->cpu_quiet();
+
+	if (cpu < 0 || cpu >= fastcpu_possible_cpus())
+		cpu = 0;
+	fastcpu_upper_seen.cpu = cpu;
+	fastcpu_upper_seen.index = fastcpu_upper_index(cpu);
+	fastcpu_upper_seen.reuses = FASTCPU_UPPER_REUSES;
+	return cpu;
+}
+
+/* Where a thread without sequences goes: the upper half's slot of its CPU. */
 static inline size_t upper_slot(void)
 {
 	return (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
 }
 
-static __attribute__((noinline)) void add_upper(void *base, size_t stride, long value)
-{
-	__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, upper_slot()), (intptr_t)value,
-			   __ATOMIC_RELAXED);
-}
-
 static __attribute__((noinline)) void add_attaching(void *base, size_t stride,
 						      enum fastcpu_index by, long value)
 {
-	if (fastcpu_percpu_add_body_(base, stride, by, (intptr_t)value, thread_index) != 0)
-		add_upper(base, stride, value);
+	if (fastcpu_sequence_cpu_id() == NULL ||
+	    fastcpu_percpu_add_body_(base, stride, by, (intptr_t)value, thread_index) != 0)
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, upper_slot()),
+				   (intptr_t)value, __ATOMIC_RELAXED);
 }
 
+/*
+ * The calling thread's slot of the upper half where it takes that half and
+ * the slot is known without a call: its registered area's CPU (another
+ * owner's, with another signature), or the fallback's kept answer; else
+ * -1 (a sequence may run, the thread has not attached, the answer is to be
+ * asked again).
+ */
+static inline int upper_slot_at_once(void)
+{
+	const volatile int *ref = fastcpu_cpu_id_ref;
+	int cpu = *ref, possible;
+
+	if (cpu >= 0) {
+		possible = __atomic_load_n(&fastcpu_possible_cpus_word, __ATOMIC_RELAXED);
+		if (fastcpu_thread_sequences != FASTCPU_SEQUENCES_NO || possible == 0)
+			return -1;
+		return cpu + possible;
+	}
+	if (ref == &fastcpu_cpu_unattached || fastcpu_upper_seen.reuses == 0)
+		return -1;
+	fastcpu_upper_seen.reuses--;
+	return fastcpu_upper_seen.index;
+}
+
+/* A thread that takes the upper half adds atomically with no call while
+ * its slot is known: less than an atomic add on the shard of a CPU it asks
+ * for first. */
 FASTCPU_EXPORT void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
 						   enum fastcpu_index by, long value)
 {
-	if (likely(fastcpu_served_by_fallback()))
-		add_upper(base, stride, value);
+	int slot = upper_slot_at_once();
+
+	if (likely(slot >= 0))
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)slot),
+				   (intptr_t)value, __ATOMIC_RELAXED);
 	else
 		add_attaching(base, stride, by, value);
 }
@@ -66,7 +107,7 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
 {
 	intptr_t found = expect;
 	size_t upper;
-	int r = fastcpu_served_by_fallback() ? FASTCPU_PERCPU_ELSEWHERE_ :
+	int r = fastcpu_sequence_cpu_id() == NULL ? FASTCPU_PERCPU_ELSEWHERE_ :
 		fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
 					      thread_index);
 
@@ -142,7 +183,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_pop_out_of_line(void *base, size_t stride,
 {
 	void *node;
 
-	if (!fastcpu_served_by_fallback() &&
+	if (fastcpu_sequence_cpu_id() != NULL &&
 	    fastcpu_percpu_pop_body_(base, stride, by, next_offset, &node, thread_index) == 0)
 		return node;
 	return pop_upper(base, stride, next_offset);

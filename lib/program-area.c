@@ -33,12 +33,11 @@ static volatile uint32_t *refcount(const struct fastcpu_program_owner *o)
  * process, in a thread whose area is registered: the same area, length and
  * signature again is EBUSY; another signature, EPERM. Each length the owner
  * may have registered is tried (EINVAL: not that one); where none fits,
- * the upper half serves (the answer is kept: "other").
+ * the upper half serves (the answer is kept: "no").
  */
-enum { UNKNOWN, SAME, OTHER };
-static unsigned int verdict;	/* what the kernel said */
+static unsigned int verdict;	/* enum fastcpu_sequences: what the kernel said */
 
-static unsigned int ask_kernel(volatile struct fastcpu_rseq_abi *area)
+static enum fastcpu_sequences ask_kernel(volatile struct fastcpu_rseq_abi *area)
 {
 	unsigned int lengths[3] = { FASTCPU_RSEQ_ORIG_SIZE,
 				    fastcpu_rseq_kernel().feature_size,
@@ -49,30 +48,30 @@ static unsigned int ask_kernel(volatile struct fastcpu_rseq_abi *area)
 			   fastcpu_rseq_call(area, lengths[i], 0);
 
 		if (ret == -EBUSY)
-			return SAME;
+			return FASTCPU_SEQUENCES_YES;
 		if (ret != -EINVAL)
-			return OTHER;	/* EPERM, or a thread not registered */
+			return FASTCPU_SEQUENCES_NO;	/* EPERM, or a thread not registered */
 	}
-	return OTHER;
+	return FASTCPU_SEQUENCES_NO;
 }
 
-bool fastcpu_program_area_takes_sequences(const struct fastcpu_program_owner *o,
-					  const volatile int *cpu_id)
+enum fastcpu_sequences fastcpu_program_area_takes_sequences(const struct fastcpu_program_owner *o,
+							    const volatile int *cpu_id)
 {
 	unsigned int v = __atomic_load_n(&verdict, __ATOMIC_ACQUIRE);
 
-	if (v != UNKNOWN)
-		return v == SAME;
+	if (v != FASTCPU_SEQUENCES_UNKNOWN)
+		return v;
 	if (o->convention != FASTCPU_OWNER_EXPORTED)
-		v = SAME;
+		v = FASTCPU_SEQUENCES_YES;
 	else if (*cpu_id < 0 || !fastcpu_task_owns_tls())
-		return false;	/* not registered in this task: ask later */
+		return FASTCPU_SEQUENCES_UNKNOWN;	/* not registered in this task: ask later */
 	else
 		v = ask_kernel(fastcpu_area_of(cpu_id));
-	(void)fastcpu_once_offer(&verdict, v);
-	if (v == SAME)
+	v = fastcpu_once_offer(&verdict, v);
+	if (v == FASTCPU_SEQUENCES_YES)
 		fastcpu_publish_sequences();
-	return v == SAME;
+	return v;
 }
 
 /* At load: the exported area, or librseq's as soon as its offset is known

@@ -76,36 +76,14 @@ static uint64_t counter_hz(void)
 					 device_tree_counter_hz();
 }
 
-/* Nanoseconds of the fastest of three batches of 16 calls of read_fn: a
- * preemption during one batch does not decide. */
-static uint64_t read_cost(uint64_t (*read_fn)(void))
+static int read_counter(void)
 {
-	uint64_t best = UINT64_MAX;
-
-	for (int batch = 0; batch < 3; batch++) {
-		struct timespec a, b;
-		uint64_t ns;
-
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (int i = 0; i < 16; i++)
-			(void)read_fn();
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
-		     (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
-		if (ns / 16 < best)
-			best = ns / 16;
-	}
-	return best;
+	return (int)fastcpu_arch_counter();
 }
 
-static uint64_t read_counter(void)
+static int read_coarse_clock(void)
 {
-	return fastcpu_arch_counter();
-}
-
-static uint64_t read_coarse_clock(void)
-{
-	return coarse_clock_tick();
+	return (int)coarse_clock_tick();
 }
 
 /*
@@ -117,8 +95,8 @@ static uint64_t read_coarse_clock(void)
  */
 static bool counter_is_cheap(void)
 {
-	counter_read_ns = read_cost(read_counter);
-	coarse_read_ns = read_cost(read_coarse_clock);
+	counter_read_ns = fastcpu_cost_ns(read_counter);
+	coarse_read_ns = fastcpu_cost_ns(read_coarse_clock);
 	return counter_read_ns <= 2 * coarse_read_ns + 20;
 }
 

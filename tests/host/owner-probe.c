@@ -19,7 +19,7 @@
 #include "rseq-owner.h"
 
 /*
- * A program that uses a librseq-like owner (tests/host/rseq-owner.c) of its
+ * A program that uses a librseq-like owner (bench/rseq-owner.c) of its
  * threads' rseq areas, with libfastcpu linked in or preloaded (owner.sh runs
  * every combination, in both rseq setups). In the main thread and 8 new
  * ones, the owner registers before the thread's first libfastcpu call, or
@@ -268,6 +268,92 @@ START_TEST(sequences_side_by_side)
 END_TEST
 
 /*
+ * A thread the owner never registers (librseq registers only the threads
+ * that ask it to): the fallback answers it, right on every CPU and at the
+ * fallback's speed (bench's setup table), its per-CPU adds land exactly
+ * beside those of registered threads under a signal storm, and the moment
+ * the owner registers it, the library reads the owner's area. Under the
+ * reference-count convention the library registers the shared area itself,
+ * and glibc's areas are every thread's where glibc registered them.
+ */
+#define MIXED_ADDS 200000	/* per thread */
+
+static struct fastcpu_counter *mixed_counter;
+static unsigned long mixed_handled;
+
+static void on_mixed_signal(int sig)
+{
+	(void)sig;
+	library_add(mixed_counter);
+	__atomic_fetch_add(&mixed_handled, 1, __ATOMIC_RELAXED);
+}
+
+static bool owner_leaves_threads_alone(void)
+{
+	return !test_glibc_registered_rseq() && dlsym(RTLD_DEFAULT, "__rseq_refcount") == NULL;
+}
+
+static void *mixed_adds(void *k)
+{
+	long n = test_scaled(MIXED_ADDS);
+
+	if ((intptr_t)k % 2)
+		ck_assert_int_eq(owner_register(), 0);
+	else if (owner_leaves_threads_alone())
+		ck_assert_msg(strncmp(backend(), "rseq", 4) != 0,
+			      "a thread the owner never registered reads \"%s\"", backend());
+	pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+	for (long i = 0; i < n; i++)
+		library_add(mixed_counter);
+	pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
+	return NULL;
+}
+
+static void *never_then_registered(void *unused)
+{
+	(void)unused;
+	check_answers();
+	if (owner_leaves_threads_alone()) {
+		ck_assert_int_lt(*owner_cpu_id_word(), 0);	/* not registered */
+		ck_assert_msg(strncmp(backend(), "rseq", 4) != 0,
+			      "a thread the owner never registered reads \"%s\"", backend());
+	}
+	ck_assert_int_eq(owner_register(), 0);
+	check_answers();
+	check_owner_kept();
+	return NULL;
+}
+
+START_TEST(thread_the_owner_never_registers)
+{
+	int threads = 4 * CPU_COUNT(&test_allowed);
+	pthread_t t[4 * CPU_SETSIZE];
+
+#ifndef OWNER_LINKED
+	find_libraries();
+#endif
+	ck_assert_int_eq(pthread_create(&t[0], NULL, never_then_registered, NULL), 0);
+	ck_assert_int_eq(pthread_join(t[0], NULL), 0);
+
+	mixed_counter = counter_new();
+	ck_assert_ptr_nonnull(mixed_counter);
+	sigemptyset(&alarm_only);
+	sigaddset(&alarm_only, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
+	test_signal_every_us(on_mixed_signal, 20);
+	for (intptr_t k = 0; k < threads; k++)
+		ck_assert_int_eq(pthread_create(&t[k], NULL, mixed_adds, (void *)k), 0);
+	for (int k = 0; k < threads; k++)
+		ck_assert_int_eq(pthread_join(t[k], NULL), 0);
+	test_signal_stop();
+	pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+	ck_assert_uint_eq((unsigned long)counter_sum(mixed_counter),
+			  (unsigned long)threads * (unsigned long)test_scaled(MIXED_ADDS) +
+			  mixed_handled);
+}
+END_TEST
+
+/*
  * librseq publishes where its areas are (rseq_offset) in its constructor,
  * before main, whichever of it and libfastcpu the loader initialises
  * first: libfastcpu publishes the same place at load, so that a function
@@ -360,6 +446,7 @@ int main(void)
 	tcase_add_test(tc, published_before_registration);
 	tcase_add_test(tc, sequences_only_with_the_signature);
 	tcase_add_loop_test(tc, owner_keeps_its_area, 0, 2);
+	tcase_add_test(tc, thread_the_owner_never_registers);
 	tcase_add_test(tc, sequences_side_by_side);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -7,8 +7,8 @@
 # another signature), linked with the program and preloaded, in both rseq
 # setups.
 set -eu
-: "${FASTCPU_LIB:?set by make check}"
-owner_lib() { echo "$PWD/.libs/librseq-owner$1.so"; }
+: "${FASTCPU_LIB:?set by make check}" "${FASTCPU_BENCH_DIR:?set by make check}"
+owner_lib() { echo "$FASTCPU_BENCH_DIR/.libs/librseq-owner$1.so"; }
 # 77: no rseq in this kernel (qemu-user): nothing to own.
 ./owner-probe-bare >/dev/null 2>&1 || [ $? != 77 ] || { ./owner-probe-bare; exit 77; }
 for setup in "" glibc.pthread.rseq=0; do

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* tests/host/rseq-owner.h: the stand-in rseq owner libraries' interface. */
+/* bench/rseq-owner.h: the stand-in rseq owner libraries' interface. */
 
 #ifndef FASTCPU_TESTS_RSEQ_OWNER_H
 #define FASTCPU_TESTS_RSEQ_OWNER_H

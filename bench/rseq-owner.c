@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* tests/host/rseq-owner.c: a stand-in for librseq, for owner-probe.c. */
+/* bench/rseq-owner.c: stand-ins for librseq and the like (the setup table, tests/host/owner.sh). */
 
 #include <errno.h>
 #include <signal.h>
