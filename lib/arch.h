@@ -22,7 +22,9 @@
  *   fastcpu_arch_pause(), a spinning waiter's hint to the CPU;
  *   fastcpu_arch_answer(), what an exported entry point does with its
  *                           answer on the way out (x86.h says why);
- *   fastcpu_arch_thread_pointer(), where the compiler's builtin lacks it.
+ *   fastcpu_arch_thread_pointer(), where the compiler's builtin lacks it;
+ *   fastcpu_arch_getcpu_syscall(), the getcpu system call in line (libc's
+ *                           syscall() is a variadic function around it).
  * What a file leaves out gets a definition below that says "not here", so
  * that code using it compiles, and is type-checked, on every architecture.
  * generic.h covers any other Linux architecture: rseq and the syscall only;
@@ -94,6 +96,23 @@ static inline void fastcpu_arch_pause(void)
 static inline int fastcpu_arch_answer(int value)
 {
 	return value;
+}
+#endif
+
+/* The getcpu system call: 0, or -errno (errno untouched). */
+#ifndef FASTCPU_HAVE_GETCPU_SYSCALL
+# include <errno.h>
+# include <sys/syscall.h>
+# include <unistd.h>
+static inline long fastcpu_arch_getcpu_syscall(unsigned int *cpu, unsigned int *node)
+{
+	int saved = errno;
+	long ret = syscall(SYS_getcpu, cpu, node, (void *)0);
+
+	if (ret != 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
 }
 #endif
 

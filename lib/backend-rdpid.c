@@ -45,8 +45,10 @@ static int rdpid_cpu_node(unsigned int *cpu, unsigned int *node)
 {
 	unsigned long aux = fastcpu_arch_rdpid();	/* one read: consistent */
 
-	*cpu = aux & TSC_AUX_CPU_MASK;
-	*node = aux >> TSC_AUX_CPU_BITS;
+	if (cpu != NULL)
+		*cpu = aux & TSC_AUX_CPU_MASK;
+	if (node != NULL)
+		*node = aux >> TSC_AUX_CPU_BITS;
 	return 0;
 }
 

@@ -3,8 +3,6 @@
 /* lib/backend-syscall.c: the getcpu system call, the last resort. */
 
 #include <errno.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -12,7 +10,12 @@
  * then nothing can answer: -1 with the kernel's errno, as glibc passes it. */
 static int syscall_cpu_node(unsigned int *cpu, unsigned int *node)
 {
-	return syscall(SYS_getcpu, cpu, node, NULL) == 0 ? 0 : -1;
+	long ret = fastcpu_arch_getcpu_syscall(cpu, node);
+
+	if (likely(ret == 0))
+		return 0;
+	errno = (int)-ret;
+	return -1;
 }
 
 static int syscall_cpu(void)
@@ -26,11 +29,11 @@ static int syscall_cpu(void)
 
 static int syscall_cpu_quiet(void)
 {
-	int saved = errno, cpu = syscall_cpu();
+	unsigned int cpu;
 
-	if (unlikely(cpu < 0))
-		errno = saved;
-	return cpu;
+	if (unlikely(fastcpu_arch_getcpu_syscall(&cpu, NULL) != 0))
+		return -1;
+	return (int)cpu;
 }
 
 const struct fastcpu_backend fastcpu_backend_syscall = {

@@ -82,15 +82,18 @@ static inline int cached_cpu_node(const struct fastcpu_backend *base,
 {
 	uint32_t key = fastcpu_tick(), packed;
 	uint32_t epoch = __atomic_load_n(&affinity_epoch, __ATOMIC_ACQUIRE);
+	unsigned int c, n;
 
 	if (!hit(key, epoch, &packed)) {
-		if (base->cpu_node(cpu, node) != 0)
+		if (base->cpu_node(&c, &n) != 0)
 			return -1;
-		packed = (*cpu & CPU_MASK) | (*node << CPU_BITS);
+		packed = (c & CPU_MASK) | (n << CPU_BITS);
 		store(key, epoch, packed);
 	}
-	*cpu = packed & CPU_MASK;
-	*node = packed >> CPU_BITS;
+	if (cpu != NULL)
+		*cpu = packed & CPU_MASK;
+	if (node != NULL)
+		*node = packed >> CPU_BITS;
 	return 0;
 }
 

@@ -134,35 +134,12 @@ static inline int getcpu_rseq(const volatile int *ref, int seen,
 	return 0;
 }
 
-/* getcpu() from the fallback through copies: a pointer NULL, or both the
- * same word. */
-static __attribute__((noinline, cold)) int
-getcpu_copies(const struct fastcpu_backend *b, unsigned int *cpu, unsigned int *node)
-{
-	unsigned int c, n;
-	int seen;
-
-	if (node != NULL) {
-		if (b->cpu_node(&c, &n) != 0)
-			return -1;
-		return answer(cpu, node, c, n);
-	}
-	seen = b->cpu();
-	if (seen < 0)
-		return -1;
-	return answer(cpu, NULL, (unsigned int)seen, 0);
-}
-
-/* getcpu() from the fallback: into the caller's words themselves where
- * they are two, as the vDSO's getcpu stores, a tail call. */
+/* getcpu() from the fallback: into the caller's words themselves, as the
+ * kernel's getcpu stores, a tail call. */
 static inline __attribute__((always_inline)) int
 getcpu_fallback(unsigned int *cpu, unsigned int *node)
 {
-	const struct fastcpu_backend *b = fastcpu_fallback();
-
-	if (likely(cpu != NULL && node != NULL && cpu != node))
-		return b->cpu_node(cpu, node);
-	return getcpu_copies(b, cpu, node);
+	return fastcpu_fallback()->cpu_node(cpu, node);
 }
 
 static __attribute__((noinline, cold)) int

@@ -106,9 +106,10 @@ void fastcpu_program_area_release(const struct fastcpu_program_owner *o);
 
 /* A way to ask for the CPU without rseq. cpu() serves sched_getcpu() and
  * returns the CPU or -1 with errno set as the kernel set it; cpu_node()
- * serves getcpu() and stores a consistent pair (both pointers non-NULL),
- * returning 0 or -1 with errno set. Both are async-signal-safe and leave
- * errno alone on success; only a system call can fail. */
+ * serves getcpu() as the kernel's does: a consistent pair into the words
+ * that are not NULL (the node last, where both are one word), returning 0
+ * or -1 with errno set. Both are async-signal-safe and leave errno alone
+ * on success; only a system call can fail. */
 struct fastcpu_backend {
 	const char *name;
 	int (*cpu)(void);

@@ -17,6 +17,8 @@ FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)
 #else
 	facts->vdso_getcpu = false;
 #endif
+	(void)fastcpu_bind();
+	snprintf(facts->fallback, sizeof(facts->fallback), "%s", fastcpu_fallback()->name);
 	if (fastcpu_tick_usable())
 		fastcpu_tick_describe(facts->tick, sizeof(facts->tick));
 	else

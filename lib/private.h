@@ -24,6 +24,7 @@ struct fastcpu_private_facts {
 	bool rdpid;			/* the CPU has RDPID */
 	bool vdso_getcpu;		/* the vDSO has a getcpu the library would use */
 	char tick[160];			/* the cache's clock, as chosen */
+	char fallback[32];		/* what answers a thread without rseq here */
 };
 
 /* Fills facts as the calling thread and the library see them now. */

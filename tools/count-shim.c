@@ -15,8 +15,10 @@
 /*
  * Defines sched_getcpu and getcpu ahead of libfastcpu, counts each call in
  * the calling thread's own slot (no lock, no atomic instruction, nothing
- * allocated: a plain increment of a line no other thread writes), and
- * passes it on to libfastcpu's. Only fastcpu count loads it: a process
+ * allocated: a plain increment of a line no other thread writes), apart
+ * where the thread reads no rseq area (<fastcpu.h>'s inline read finds
+ * none: the fallback answers, and a thread's first call), and passes it
+ * on to libfastcpu's. Only fastcpu count loads it: a process
  * without it pays nothing. A call made in a signal handler that lands in
  * the middle of its own thread's increment may go uncounted.
  */
@@ -47,8 +49,10 @@ __attribute__((visibility("default"))) int sched_getcpu(void)
 {
 	struct fastcpu_count_slot *s = my_slot();
 
-	if (s != NULL)
+	if (s != NULL) {
 		s->sched_getcpu++;
+		s->sched_fallback += *fastcpu_cpu_id_word_() < 0;
+	}
 	return fastcpu_sched_getcpu();
 }
 
@@ -56,8 +60,10 @@ __attribute__((visibility("default"))) int getcpu(unsigned int *cpu, unsigned in
 {
 	struct fastcpu_count_slot *s = my_slot();
 
-	if (s != NULL)
+	if (s != NULL) {
 		s->getcpu++;
+		s->getcpu_fallback += *fastcpu_cpu_id_word_() < 0;
+	}
 	return fastcpu_getcpu(cpu, node);
 }
 

@@ -20,6 +20,7 @@
 
 #include "count.h"
 #include "fastcpu.h"
+#include "private.h"	/* what the library sees, for this tool only */
 #include "tool.h"
 
 /*
@@ -62,6 +63,7 @@ static const char *shim_path(void)
 
 struct totals {
 	unsigned long sched_getcpu, getcpu, threads, processes;
+	unsigned long sched_fallback, getcpu_fallback;	/* of them, the fallback's */
 };
 
 /* Adds up the files the shim left in dir (one a process): every
@@ -97,6 +99,8 @@ static void add_up(const char *dir, long root, struct totals *t)
 		for (unsigned int i = 0; i < n; i++) {
 			t->sched_getcpu += f->slot[i].sched_getcpu;
 			t->getcpu += f->slot[i].getcpu;
+			t->sched_fallback += f->slot[i].sched_fallback;
+			t->getcpu_fallback += f->slot[i].getcpu_fallback;
 		}
 		t->threads += f->threads;
 		t->processes++;
@@ -199,8 +203,9 @@ static struct costs measure(void)
 }
 
 /* The same in a new process of this program, with glibc's rseq
- * registration on (tunables NULL) or off. */
-static bool measure_apart(const char *tunables, struct costs *c)
+ * registration on (tunables NULL) or off, and the library's backend forced
+ * (backend NULL: not; "syscall+cache": the cache on). */
+static bool measure_apart(const char *tunables, const char *backend, struct costs *c)
 {
 	int fds[2];
 	pid_t pid;
@@ -219,6 +224,18 @@ static bool measure_apart(const char *tunables, struct costs *c)
 		else
 			unsetenv("GLIBC_TUNABLES");
 		unsetenv("LD_PRELOAD");
+		unsetenv("FASTCPU_BACKEND");
+		unsetenv("FASTCPU_CACHE");
+		if (backend != NULL) {
+			char name[32], *plus;
+
+			snprintf(name, sizeof(name), "%s", backend);
+			plus = strchr(name, '+');
+			if (plus != NULL)
+				*plus = '\0';
+			setenv("FASTCPU_BACKEND", name, 1);
+			setenv("FASTCPU_CACHE", plus != NULL ? "on" : "off", 1);
+		}
 		setenv("FASTCPU_COUNT_MEASURE", fd, 1);
 		execl("/proc/self/exe", "fastcpu", "count", (char *)NULL);
 		_exit(127);
@@ -262,17 +279,22 @@ static void say_costs(FILE *out, const char *setup, const struct costs *c)
 		pair(&c->getcpu_waited, e, sizeof(e)));
 }
 
-/* ns this run's calls would take with libfastcpu less than with glibc's
- * functions (negative: more), at these per-call costs. */
-static double saved(const struct cost *sched, const struct cost *getcpu, const struct totals *t)
+/* ns calls calls would take with libfastcpu less than with glibc's
+ * function (negative: more), at this per-call cost. */
+static double saved_on(const struct cost *c, unsigned long calls)
 {
-	double ns = 0;
+	return c->glibc >= 0 ? (double)calls * (c->glibc - c->fastcpu) : 0;
+}
 
-	if (sched->glibc >= 0)
-		ns += (double)t->sched_getcpu * (sched->glibc - sched->fastcpu);
-	if (getcpu->glibc >= 0)
-		ns += (double)t->getcpu * (getcpu->glibc - getcpu->fastcpu);
-	return ns;
+/* The same for this run's calls: those a thread with an rseq area asked
+ * at the setup's costs, those the fallback answered at its own (fb). */
+static double saved(const struct cost *sched, const struct cost *getcpu,
+		    const struct cost *fb_sched, const struct cost *fb_getcpu,
+		    const struct totals *t)
+{
+	return saved_on(sched, t->sched_getcpu - t->sched_fallback) +
+	       saved_on(getcpu, t->getcpu - t->getcpu_fallback) +
+	       saved_on(fb_sched, t->sched_fallback) + saved_on(fb_getcpu, t->getcpu_fallback);
 }
 
 /* The calls' costs add up over threads, so the share is of the CPU time the
@@ -286,24 +308,33 @@ static void say_saving(FILE *out, double ns, double cpu)
 }
 
 static void say_savings(FILE *out, const char *setup, const struct costs *c,
-			const struct totals *t, double cpu)
+			const struct costs *fb, const struct totals *t, double cpu)
 {
 	fprintf(out, "  %-22s ", setup);
-	say_saving(out, saved(&c->sched_waited, &c->getcpu_waited, t), cpu);
+	say_saving(out, saved(&c->sched_waited, &c->getcpu_waited, &fb->sched_waited,
+			      &fb->getcpu_waited, t), cpu);
 	fputs(" waited on; ", out);
-	say_saving(out, saved(&c->sched, &c->getcpu, t), cpu);
+	say_saving(out, saved(&c->sched, &c->getcpu, &fb->sched, &fb->getcpu, t), cpu);
 	fputs(" not\n", out);
 }
 
 static void report(FILE *out, char **command, int status, double seconds, double cpu,
 		   const struct totals *t)
 {
-	struct costs with_glibc, without_glibc;
+	struct costs with_glibc, without_glibc, fallback;
+	struct fastcpu_private_facts facts;
 	const char *tunables = getenv("GLIBC_TUNABLES");
 	bool off = tunables && strstr(tunables, "glibc.pthread.rseq=0");
-	bool with = measure_apart(NULL, &with_glibc);
-	bool without = measure_apart("glibc.pthread.rseq=0", &without_glibc);
-	char a[32], b[32];
+	bool with = measure_apart(NULL, NULL, &with_glibc);
+	bool without = measure_apart("glibc.pthread.rseq=0", NULL, &without_glibc);
+	bool fb;
+	char a[32], b[32], fb_setup[48];
+
+	/* A thread without rseq: the fallback, against glibc there (its
+	 * registration off too: the vDSO, where it has one). */
+	fastcpu_private_facts(&facts);
+	fb = measure_apart("glibc.pthread.rseq=0", facts.fallback, &fallback);
+	snprintf(fb_setup, sizeof(fb_setup), "no rseq: %s", facts.fallback);
 
 	/* On a line of its own after a command's unfinished progress line. */
 	fprintf(out, "%sfastcpu count: %s ran %.3f s (%.3f s of CPU time), ",
@@ -313,10 +344,11 @@ static void report(FILE *out, char **command, int status, double seconds, double
 	else
 		fprintf(out, "exit status %d\n", WEXITSTATUS(status));
 	fprintf(out, "  sched_getcpu(): %lu calls, %s a second; getcpu(): %lu calls, %s a second\n"
-		"  %lu thread(s) asked, in %lu process(es)\n",
+		"  %lu thread(s) asked, in %lu process(es); %lu and %lu of the calls asked\n"
+		"  without an rseq area (no rseq, an owner's not registered there yet)\n",
 		t->sched_getcpu, rate(seconds > 0 ? (double)t->sched_getcpu / seconds : 0, a, sizeof(a)),
 		t->getcpu, rate(seconds > 0 ? (double)t->getcpu / seconds : 0, b, sizeof(b)),
-		t->threads, t->processes);
+		t->threads, t->processes, t->sched_fallback, t->getcpu_fallback);
 	fprintf(out, "  ns a call here, glibc/libfastcpu: \"called\" in a loop where nothing waits on\n"
 		"  the answer; \"waited\" what it adds to an atomic add on the answer's shard\n"
 		"  %-22s %-25s %-25s\n  %-22s %-12s %-12s %-12s %-12s\n",
@@ -325,13 +357,18 @@ static void report(FILE *out, char **command, int status, double seconds, double
 		say_costs(out, "glibc registers rseq", &with_glibc);
 	if (without)
 		say_costs(out, "glibc.pthread.rseq=0", &without_glibc);
+	if (fb)
+		say_costs(out, fb_setup, &fallback);
+	else
+		fallback = without ? without_glibc : with_glibc;
 	fprintf(out, "  what preloading saves this run, of its CPU time without the library,\n"
 		"  where each answer is waited on (per-CPU code: an atomic or a lock on\n"
-		"  the CPU's shard follows the call) and where it is not:\n");
+		"  the CPU's shard follows the call) and where it is not; calls asked\n"
+		"  without an rseq area at the \"no rseq\" costs:\n");
 	if (with)
-		say_savings(out, "glibc registers rseq", &with_glibc, t, cpu);
+		say_savings(out, "glibc registers rseq", &with_glibc, &fallback, t, cpu);
 	if (without)
-		say_savings(out, "glibc.pthread.rseq=0", &without_glibc, t, cpu);
+		say_savings(out, "glibc.pthread.rseq=0", &without_glibc, &fallback, t, cpu);
 	fprintf(out, "  (this run was the %s row's)\n",
 		off ? "glibc.pthread.rseq=0" : "first");
 }
@@ -343,7 +380,7 @@ int cmd_count(int argc, char **argv)
 	FILE *out = stderr;
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], *preload;
-	struct totals t = { 0, 0, 0, 0 };
+	struct totals t = { 0 };
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct rusage usage;
 	int bad, status;

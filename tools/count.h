@@ -16,7 +16,11 @@
 
 struct fastcpu_count_slot {
 	unsigned long sched_getcpu, getcpu;
-	char pad[64 - 2 * sizeof(unsigned long)];	/* a line each */
+	/* ...of them, those the thread asked without an rseq area the
+	 * library reads (no rseq, an owner's not registered there): the
+	 * fallback answered them */
+	unsigned long sched_fallback, getcpu_fallback;
+	char pad[64 - 4 * sizeof(unsigned long)];	/* a line each */
 };
 
 struct fastcpu_count_file {

@@ -93,6 +93,20 @@ static inline unsigned long fastcpu_arch_rdpid(void)
 	return aux;
 }
 
+#ifdef __x86_64__
+# define FASTCPU_HAVE_GETCPU_SYSCALL 1
+static inline long fastcpu_arch_getcpu_syscall(unsigned int *cpu, unsigned int *node)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(309L /* __NR_getcpu */), "D"(cpu), "S"(node), "d"(0L)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#endif
+
 /* A spinning waiter's hint: the core may run its other hardware thread. */
 #define FASTCPU_HAVE_PAUSE 1
 static inline void fastcpu_arch_pause(void)
