@@ -180,8 +180,13 @@ enum fastcpu_index { FASTCPU_BY_CID, FASTCPU_BY_CPU };
 
 /* Where the inline operations run their sequences (FASTCPU_1.3): the same
  * word as fastcpu_cpu_id_offset once the library may run them on the area
- * there, 0 (the anchor) until then. Not an API of its own. */
+ * there, 0 (the anchor) until then; where it may not (another owner's
+ * areas, registered with another signature), the same word as
+ * fastcpu_percpu_upper_cpu_id_offset instead, and fastcpu_percpu_upper_base
+ * the upper half's first index (0 until known). Not an API of their own. */
 extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_cpu_id_offset;
+extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_upper_cpu_id_offset;
+extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_upper_base;
 
 /* The operations' out-of-line forms: same contracts. */
 FASTCPU_VISIBLE void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
@@ -206,8 +211,16 @@ FASTCPU_VISIBLE void fastcpu_percpu_slice_yield_out_of_line(void);
 static inline void fastcpu_percpu_add(void *base, size_t stride,
 				      enum fastcpu_index by, long value)
 {
+	long upper;
+
 	if (__builtin_expect(fastcpu_percpu_add_body_(base, stride, by, (intptr_t)value,
-						      fastcpu_percpu_index_) != 0, 0))
+						      fastcpu_percpu_index_) == 0, 1))
+		return;
+	upper = fastcpu_percpu_upper_index_();
+	if (upper >= 0)
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)upper),
+				   (intptr_t)value, __ATOMIC_RELAXED);
+	else
 		fastcpu_percpu_add_out_of_line(base, stride, by, value);
 }
 
@@ -222,12 +235,21 @@ static inline int fastcpu_percpu_cmpstore(void *base, size_t stride,
 					  enum fastcpu_index by, intptr_t expect,
 					  intptr_t newv, intptr_t *seen)
 {
-	intptr_t found;
+	intptr_t found = expect;
+	long upper;
 	int r = fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
 					      fastcpu_percpu_index_);
 
-	if (__builtin_expect(r == FASTCPU_PERCPU_ELSEWHERE_, 0))
-		return fastcpu_percpu_cmpstore_out_of_line(base, stride, by, expect, newv, seen);
+	if (__builtin_expect(r == FASTCPU_PERCPU_ELSEWHERE_, 0)) {
+		upper = fastcpu_percpu_upper_index_();
+		if (upper < 0)
+			return fastcpu_percpu_cmpstore_out_of_line(base, stride, by, expect,
+								   newv, seen);
+		found = expect;
+		r = __atomic_compare_exchange_n(fastcpu_percpu_slot_(base, stride, (size_t)upper),
+						&found, newv, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE) ? (int)upper : -1;
+	}
 	if (r < 0 && seen != NULL)
 		*seen = found;
 	return r;

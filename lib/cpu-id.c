@@ -32,7 +32,11 @@
  * is the same word once the areas there take the library's sequences (their
  * signature is the library's): at once for glibc's and the library's own,
  * after a check for another owner's (program-area.c); the library's object
- * cache reads its copy, fastcpu_offsets.percpu.
+ * cache reads its copy, fastcpu_offsets.percpu. Where the check says they
+ * take none (another signature), fastcpu_percpu_upper_cpu_id_offset is
+ * that word instead, and fastcpu_percpu_upper_base the upper half's first
+ * index, set before it: the inline operations then change the upper half's
+ * slot of that CPU atomically, with no call.
  *
  * The rule: in every thread, either way, a non-negative value is the cpu_id
  * the kernel keeps for that thread, and a negative one (the anchor, a
@@ -55,6 +59,8 @@ FASTCPU_EXPORT ptrdiff_t fastcpu_cpu_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_node_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_cid_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_cpu_id_offset;
+FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_upper_cpu_id_offset;
+FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_upper_base;
 struct fastcpu_offsets fastcpu_offsets;
 
 void fastcpu_thread_reads(const volatile int *cpu_id)
@@ -109,5 +115,18 @@ void fastcpu_publish_sequences(void)
 	if (cpu_id != 0) {
 		__atomic_store_n(&fastcpu_offsets.percpu, cpu_id, __ATOMIC_RELAXED);
 		__atomic_store_n(&fastcpu_percpu_cpu_id_offset, cpu_id, __ATOMIC_RELAXED);
+	}
+}
+
+/* The inline operations' upper word: the published cpu_id's, where the
+ * areas there take no sequences of the library's. */
+void fastcpu_publish_upper(void)
+{
+	ptrdiff_t cpu_id = __atomic_load_n(&fastcpu_offsets.cpu_id, __ATOMIC_RELAXED);
+
+	if (cpu_id != 0) {
+		__atomic_store_n(&fastcpu_percpu_upper_base, fastcpu_possible_cpus(),
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&fastcpu_percpu_upper_cpu_id_offset, cpu_id, __ATOMIC_RELEASE);
 	}
 }

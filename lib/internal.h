@@ -214,6 +214,9 @@ bool fastcpu_publish_cpu_id(const volatile int *cpu_id);
 /* The inline per-CPU operations may run their sequences on the areas at
  * the published cpu_id word (fastcpu_percpu_cpu_id_offset). */
 void fastcpu_publish_sequences(void);
+/* ...or, where they may not, change the upper half's slot of the CPU read
+ * there (fastcpu_percpu_upper_cpu_id_offset). */
+void fastcpu_publish_upper(void);
 /* What the library's entry points read: its own copy of the published
  * offsets, reached without the GOT (the exported words may live in the
  * program, copied there by copy relocations), written with them. */

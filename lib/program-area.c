@@ -71,6 +71,8 @@ enum fastcpu_sequences fastcpu_program_area_takes_sequences(const struct fastcpu
 	v = fastcpu_once_offer(&verdict, v);
 	if (v == FASTCPU_SEQUENCES_YES)
 		fastcpu_publish_sequences();
+	else
+		fastcpu_publish_upper();
 	return v;
 }
 

@@ -67,6 +67,20 @@ static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile in
 }
 
 /*
+ * Where the inline way finds no area to run a sequence on: the upper
+ * half's slot of the CPU read at fastcpu_percpu_upper_cpu_id_offset (an
+ * area that takes no sequences of the library's), changed atomically with
+ * no call; -1 where there is none, and the library decides out of line.
+ */
+static inline long fastcpu_percpu_upper_index_(void)
+{
+	int cpu = *fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_upper_cpu_id_offset));
+	long base = (long)fastcpu_published_(&fastcpu_percpu_upper_base);
+
+	return cpu >= 0 && base > 0 ? cpu + base : -1;
+}
+
+/*
  * The per-CPU lock's holder and the kernel's time-slice extension (Linux
  * 7.0, where built in): where the thread's area has the kernel's "enabled"
  * bit in its flags (the library enabled it: lib/slice.c), the holder sets

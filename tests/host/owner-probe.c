@@ -36,6 +36,7 @@
 # define backend fastcpu_backend
 # define counter_new fastcpu_counter_new
 # define counter_sum fastcpu_counter_sum
+# define cid_limit fastcpu_cid_limit
 /* The inline sequences of <fastcpu.h>. */
 static void library_add(struct fastcpu_counter *c)
 {
@@ -53,6 +54,7 @@ static unsigned int (*owner_signature)(void);
 static const char *(*backend)(void);
 static struct fastcpu_counter *(*counter_new)(void);
 static long (*counter_sum)(const struct fastcpu_counter *);
+static int (*cid_limit)(void);
 static void (*percpu_add)(void *, size_t, enum fastcpu_index, long);
 
 static void library_add(struct fastcpu_counter *c)
@@ -79,6 +81,7 @@ static void find_libraries(void)
 	backend = (const char *(*)(void))must_find("fastcpu_backend");
 	counter_new = (struct fastcpu_counter *(*)(void))must_find("fastcpu_counter_new");
 	counter_sum = (long (*)(const struct fastcpu_counter *))must_find("fastcpu_counter_sum");
+	cid_limit = (int (*)(void))must_find("fastcpu_cid_limit");
 	percpu_add = (void (*)(void *, size_t, enum fastcpu_index, long))
 		must_find("fastcpu_percpu_add_out_of_line");
 }
@@ -411,12 +414,14 @@ START_TEST(sequences_only_with_the_signature)
 {
 	const ptrdiff_t *reads = dlsym(RTLD_DEFAULT, "fastcpu_cpu_id_offset");
 	const ptrdiff_t *sequences = dlsym(RTLD_DEFAULT, "fastcpu_percpu_cpu_id_offset");
+	const ptrdiff_t *upper = dlsym(RTLD_DEFAULT, "fastcpu_percpu_upper_cpu_id_offset");
+	const ptrdiff_t *upper_base = dlsym(RTLD_DEFAULT, "fastcpu_percpu_upper_base");
 	struct fastcpu_counter *c;
 
 #ifndef OWNER_LINKED
 	find_libraries();
 #endif
-	ck_assert(reads != NULL && sequences != NULL);
+	ck_assert(reads != NULL && sequences != NULL && upper != NULL && upper_base != NULL);
 	ck_assert_int_eq(owner_register(), 0);
 	c = counter_new();
 	ck_assert_ptr_nonnull(c);
@@ -426,10 +431,17 @@ START_TEST(sequences_only_with_the_signature)
 	if (test_glibc_registered_rseq())
 		return;		/* glibc's areas are the ones read */
 	ck_assert_int_ne(*reads, 0);
-	if (owner_signature() == FASTCPU_RSEQ_SIGNATURE)
+	if (owner_signature() == FASTCPU_RSEQ_SIGNATURE) {
 		ck_assert_int_eq(*sequences, *reads);
-	else
+		ck_assert_int_eq(*upper, 0);
+	} else {
+		/* the inline operations take the upper half with no call */
 		ck_assert_int_eq(*sequences, 0);
+		ck_assert_int_eq(*upper, *reads);
+		ck_assert_int_eq(*upper_base, cid_limit() / 2);
+		library_add(c);
+		ck_assert_int_eq(counter_sum(c), 3);
+	}
 }
 END_TEST
 
