@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stddef.h>
 
+#include "answer-cache.h"
 #include "internal.h"
 #include "once.h"
 

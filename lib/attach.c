@@ -5,8 +5,18 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "attach.h"
+#include "bind.h"
+#include "cpu-id.h"
 #include "internal.h"
+#include "own-area.h"
+#include "private.h"
+#include "program-area.h"
+#include "program-owner.h"
 #include "rseq-abi.h"
+#include "settings.h"
+#include "slice.h"
+#include "task-tls.h"
 
 /* glibc >= 2.35 registers an area in every thread and says where: the offset
  * from the thread pointer and its feature size (0: glibc did not register,
@@ -228,9 +238,8 @@ static void publish_areas(void)
  * can setenv(); the search for another rseq owner, before any thread can
  * register one, and only where glibc did not (its areas are all that is
  * ever read then); where the areas are, if rseq may be used; whose vfork
- * and clone the process calls (task-tls.c); the upper half's pop turns'
- * fork handler (turns.c); the exit hook where the C library needs it. Each
- * of the last four may take a lock, which a first call in a signal handler
+ * and clone the process calls (task-tls.c); the exit hook where the C
+ * library needs it. Each of the last three may take a lock, which a first call in a signal handler
  * could not. No system call.
  */
 __attribute__((constructor)) static void at_load(void)
@@ -242,7 +251,6 @@ __attribute__((constructor)) static void at_load(void)
 	if (s.backend == FASTCPU_CHOOSE_AUTO || s.backend == FASTCPU_CHOOSE_RSEQ)
 		publish_areas();
 	fastcpu_task_tls_at_load();
-	fastcpu_turns_at_load();
 	if (UNREGISTER_AT_EXIT)
 		exit_key_made = pthread_key_create(&exit_key, at_thread_exit) == 0;
 }

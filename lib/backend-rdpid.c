@@ -5,7 +5,9 @@
 #include <sys/syscall.h>
 
 #include "arch.h"
+#include "backends.h"
 #include "internal.h"
+#include "util.h"
 
 /* Linux stores (node << 12) | cpu in TSC_AUX on every CPU. */
 #define TSC_AUX_CPU_BITS 12

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "backends.h"
 #include "internal.h"
 
 /* Works on every Linux since 2.6.19; a sandbox may still refuse it, and

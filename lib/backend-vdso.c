@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "arch.h"
+#include "backends.h"
 #include "internal.h"
 #include "once.h"
 #include "vdso.h"

@@ -2,8 +2,14 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/bind.c: choose, once per process, what serves a thread without rseq. */
 
+#include "answer-cache.h"
+#include "backends.h"
+#include "bind.h"
 #include "internal.h"
 #include "once.h"
+#include "settings.h"
+#include "tick.h"
+#include "util.h"
 
 /*
  * Why no IFUNC: an IFUNC resolver runs during relocation, before libc is

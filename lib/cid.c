@@ -2,8 +2,12 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/cid.c: concurrency ids: the kernel's mm_cid, else the CPU number. */
 
+#include "attach.h"
+#include "bind.h"
+#include "cid.h"
+#include "cpu-id.h"
 #include "internal.h"
-#include "rseq-abi.h"
+#include "kernel.h"
 
 /*
  * An id no other thread of the process running at the same moment has.

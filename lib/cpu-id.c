@@ -2,7 +2,9 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/cpu-id.c: where each thread finds its cpu_id, and its cid and node. */
 
+#include "cpu-id.h"
 #include "internal.h"
+#include "kernel.h"
 #include "once.h"
 #include "rseq-abi.h"
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "internal.h"
 
 /*

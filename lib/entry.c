@@ -6,7 +6,13 @@
 #include <sched.h>
 #include <stddef.h>
 
+#include "attach.h"
+#include "backends.h"
+#include "bind.h"
+#include "cpu-id.h"
 #include "internal.h"
+#include "node.h"
+#include "private.h"
 #include "rseq-abi.h"
 
 /*

@@ -5,9 +5,12 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 
+#include "cpulist.h"
 #include "internal.h"
+#include "kernel.h"
 #include "once.h"
 #include "rseq-abi.h"
+#include "util.h"
 
 /*
  * The length the library registers its own area with, by the kernel's rule

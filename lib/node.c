@@ -7,7 +7,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cpulist.h"
 #include "internal.h"
+#include "node.h"
 #include "once.h"
 
 /* Entries hold node + 1: the fresh mapping's zeroes mean "in no node". */

@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu-id.h"
 #include "internal.h"
+#include "kernel.h"
+#include "own-area.h"
 #include "rseq-abi.h"
+#include "slice.h"
+#include "util.h"
 
 /*
  * Static TLS of a module that is never unloaded (-z nodelete): its memory

@@ -4,7 +4,11 @@
 
 #include <stdio.h>
 
+#include "attach.h"
+#include "bind.h"
 #include "internal.h"
+#include "private.h"
+#include "tick.h"
 #include "vdso.h"
 
 FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)

@@ -6,9 +6,15 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "cpu-id.h"
 #include "internal.h"
+#include "kernel.h"
 #include "once.h"
+#include "program-area.h"
+#include "program-owner.h"
 #include "rseq-abi.h"
+#include "task-tls.h"
+#include "util.h"
 
 /* This thread holds one reference to the program owner's shared area. */
 static FASTCPU_TLS unsigned char holds_shared_ref;

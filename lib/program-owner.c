@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "elf-reader.h"
 #include "internal.h"
+#include "program-owner.h"
 
 /*
  * Where glibc does not register rseq (glibc.pthread.rseq=0, glibc < 2.35,

@@ -6,6 +6,8 @@
 
 #include "internal.h"
 #include "once.h"
+#include "settings.h"
+#include "util.h"
 
 struct variable {
 	const char *name;

@@ -5,7 +5,10 @@
 #include <sys/syscall.h>
 
 #include "internal.h"
+#include "kernel.h"
 #include "rseq-abi.h"
+#include "slice.h"
+#include "util.h"
 
 /*
  * Linux 7.0 can let a thread run a few microseconds past a preemption

@@ -11,6 +11,8 @@
 
 #include "arch.h"
 #include "internal.h"
+#include "task-tls.h"
+#include "util.h"
 
 /*
  * A vfork() child, or a clone(CLONE_VM) child without a TLS of its own, runs

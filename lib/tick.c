@@ -10,6 +10,8 @@
 
 #include "arch.h"
 #include "internal.h"
+#include "tick.h"
+#include "util.h"
 #include "vdso.h"
 
 /*

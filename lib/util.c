@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "internal.h"
+#include "util.h"
 
 #ifndef __NR_rseq
 # error "<sys/syscall.h> lacks __NR_rseq: kernel headers older than 4.18"

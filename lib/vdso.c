@@ -8,6 +8,7 @@
 
 #include "elf-reader.h"
 #include "internal.h"
+#include "util.h"
 #include "vdso.h"
 
 /* The vDSO is the kernel's image, headers included: its bounds are open,

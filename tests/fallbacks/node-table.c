@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "internal.h"
+#include "node.h"
 
 /* The table serves getcpu() on kernels whose rseq area has no node_id
  * (before 6.3), which this machine may not be: so it is tested directly,

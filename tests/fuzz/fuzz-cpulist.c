@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "internal.h"
 
 /*

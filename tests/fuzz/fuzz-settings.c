@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "settings.h"
 
 /* The bytes are FASTCPU_BACKEND, a NUL, then FASTCPU_CACHE (an empty or
  * absent part: the variable unset); whatever they are, the settings are

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal.h"
 #include "objcache.h"
+#include "private.h"
+#include "wing.h"
 
 /*
  * For the tests and the benchmark (private.h), on a cache no thread is

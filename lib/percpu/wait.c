@@ -6,7 +6,7 @@
 #include <sched.h>
 #include <time.h>
 
-#include "internal.h"
+#include "wing.h"
 
 /*
  * For what another thread holds for a few instructions (a per-CPU lock, a

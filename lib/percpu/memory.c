@@ -10,7 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "node.h"
+#include "wing.h"
 
 /*
  * The SLUB seed's layout in user space: memory in chunks, each chunk

@@ -4,7 +4,9 @@
 
 #include <sched.h>
 
-#include "internal.h"
+#include "cpu-id.h"
+#include "program-area.h"
+#include "wing.h"
 
 /*
  * The inline operations of <fastcpu.h> come here when the calling thread's
@@ -29,21 +31,6 @@ static int thread_index(enum fastcpu_index by, const volatile int **cpu_at,
 	*cpu_at = ref;
 	*index_at = by == FASTCPU_BY_CPU ? ref : fastcpu_cid_word(ref);
 	return **index_at;
-}
-
-FASTCPU_TLS struct fastcpu_upper_seen fastcpu_upper_seen;
-
-/* The fallback asked (internal.h says when), its answer kept. */
-int fastcpu_upper_cpu_ask(void)
-{
-	int cpu = fastcpu_fallback()->cpu_quiet();
-
-	if (cpu < 0 || cpu >= fastcpu_possible_cpus())
-		cpu = 0;
-	fastcpu_upper_seen.cpu = cpu;
-	fastcpu_upper_seen.index = fastcpu_upper_index(cpu);
-	fastcpu_upper_seen.reuses = FASTCPU_UPPER_REUSES;
-	return cpu;
 }
 
 /* Where a thread without sequences goes: the upper half's slot of its CPU. */

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "wing.h"
 
 /*
  * A counter is an object of per-CPU memory (percpu-alloc.c): 8 bytes a

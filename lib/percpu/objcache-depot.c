@@ -5,8 +5,8 @@
 #include <pthread.h>
 
 #include "held.h"
-#include "internal.h"
 #include "objcache.h"
+#include "wing.h"
 
 /*
  * A stack of batches, each a chain of free objects; a batch's first object

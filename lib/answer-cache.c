@@ -4,7 +4,11 @@
 
 #include <errno.h>
 
+#include "answer-cache.h"
+#include "backends.h"
 #include "internal.h"
+#include "task-tls.h"
+#include "tick.h"
 
 /*
  * Per thread, the answer and the tick it was read in (tick.c: a hardware

@@ -5,8 +5,9 @@
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "cpu-id.h"
 #include "objcache.h"
+#include "wing.h"
 
 /*
  * The SLUB seed's fast path in user space. Each CPU has a list of free

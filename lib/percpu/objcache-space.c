@@ -7,8 +7,9 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
-#include "internal.h"
 #include "objcache.h"
+#include "util.h"
+#include "wing.h"
 
 /*
  * Region k has first_bytes << k bytes, reserved when region k - 1 is used

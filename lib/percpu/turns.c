@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 
 #include "held.h"
-#include "internal.h"
 #include "once.h"
+#include "wing.h"
 
 /*
  * A pop with compare-and-swap alone could take a node that another pop
@@ -105,7 +105,9 @@ static void free_in_child(void)
 			__atomic_store_n(&all[k].taken, 0, __ATOMIC_RELAXED);
 }
 
-void fastcpu_turns_at_load(void)
+/* At load, before a program registers fork handlers of its own (which may
+ * use the turns in its child handler) and before any thread forks. */
+__attribute__((constructor)) static void at_load(void)
 {
 	(void)pthread_atfork(NULL, NULL, free_in_child);
 }

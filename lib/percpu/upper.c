@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/percpu/upper.c: the upper half's CPU a thread without sequences keeps. */
+
+#include "bind.h"
+#include "cid.h"
+#include "upper.h"
+
+FASTCPU_TLS struct fastcpu_upper_seen fastcpu_upper_seen;
+
+/* The fallback asked (upper.h says when), its answer kept. */
+int fastcpu_upper_cpu_ask(void)
+{
+	int cpu = fastcpu_fallback()->cpu_quiet();
+
+	if (cpu < 0 || cpu >= fastcpu_possible_cpus())
+		cpu = 0;
+	fastcpu_upper_seen.cpu = cpu;
+	fastcpu_upper_seen.index = fastcpu_upper_index(cpu);
+	fastcpu_upper_seen.reuses = FASTCPU_UPPER_REUSES;
+	return cpu;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/percpu/upper.h: the upper half's CPU a thread without sequences keeps. */
+
+#ifndef FASTCPU_PERCPU_UPPER_H
+#define FASTCPU_PERCPU_UPPER_H
+
+#include "cpu-id.h"
+#include "internal.h"
+
+/*
+ * The CPU whose slot of the upper half a thread without sequences takes
+ * (ops.c, objcache.c): any is right (that half changes only by atomic
+ * instructions), the nearer the less contended. Its area's cpu_id where it
+ * reads a registered one; else the fallback's answer, kept for the next
+ * FASTCPU_UPPER_REUSES takes: a thread is seldom moved that often, and
+ * asking (a call, a clock, a system call) would cost more than the atomic
+ * it chooses a line for. 0 where nothing can answer, errno kept. The
+ * thread has attached.
+ */
+#define FASTCPU_UPPER_REUSES 32
+struct fastcpu_upper_seen {
+	int cpu;
+	int index;		/* fastcpu_upper_index(cpu) */
+	unsigned int reuses;	/* takes left before asking again */
+};
+extern __thread struct fastcpu_upper_seen fastcpu_upper_seen
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+int fastcpu_upper_cpu_ask(void);
+FASTCPU_INLINE int fastcpu_upper_cpu(void)
+{
+	int cpu = *fastcpu_cpu_id_ref;
+
+	if (cpu >= 0)
+		return cpu;
+	if (likely(fastcpu_upper_seen.reuses != 0)) {
+		fastcpu_upper_seen.reuses--;
+		return fastcpu_upper_seen.cpu;
+	}
+	return fastcpu_upper_cpu_ask();
+}
+
+#endif /* FASTCPU_PERCPU_UPPER_H */

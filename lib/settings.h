@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/settings.h: the FASTCPU_* settings. */
+
+#ifndef FASTCPU_SETTINGS_H
+#define FASTCPU_SETTINGS_H
+
+/* The FASTCPU_* variables (settings.c), read once. */
+enum fastcpu_choice { FASTCPU_CHOOSE_AUTO, FASTCPU_CHOOSE_RSEQ,
+		      FASTCPU_CHOOSE_RDPID, FASTCPU_CHOOSE_VDSO,
+		      FASTCPU_CHOOSE_SYSCALL };
+enum fastcpu_cache_choice { FASTCPU_CACHE_AUTO, FASTCPU_CACHE_ON,
+			    FASTCPU_CACHE_OFF };
+struct fastcpu_settings {
+	enum fastcpu_choice backend;
+	enum fastcpu_cache_choice cache;
+};
+struct fastcpu_settings fastcpu_settings(void);
+/* What values of FASTCPU_BACKEND and FASTCPU_CACHE ask for (NULL or empty:
+ * auto); an unknown one gives its one line on stderr and auto. */
+struct fastcpu_settings fastcpu_settings_parse(const char *backend, const char *cache);
+
+#endif /* FASTCPU_SETTINGS_H */
