@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/arch.h: the one place that picks the per-architecture definitions. */
+/* lib/arch.h: the machine hooks of the architecture <fastcpu/arch.h> names. */
 
 #ifndef FASTCPU_ARCH_H
 #define FASTCPU_ARCH_H
@@ -30,20 +30,22 @@
  * generic.h covers any other Linux architecture: rseq and the syscall only;
  * configure --enable-generic-arch selects it anywhere, to test exactly that.
  */
+#include "fastcpu/arch.h"
+
 #define FASTCPU_ARCH_DISPATCH
 #if defined(FASTCPU_ARCH_GENERIC)
 # include "arch/generic.h"
-#elif defined(__x86_64__) || defined(__i386__)
+#elif defined(FASTCPU_ARCH_X86)
 # include "arch/x86.h"
-#elif defined(__aarch64__)
+#elif defined(FASTCPU_ARCH_AARCH64)
 # include "arch/aarch64.h"
-#elif defined(__powerpc__) || defined(__powerpc64__)
+#elif defined(FASTCPU_ARCH_POWERPC)
 # include "arch/powerpc.h"
-#elif defined(__s390__) || defined(__s390x__)
+#elif defined(FASTCPU_ARCH_S390)
 # include "arch/s390.h"
-#elif defined(__riscv)
+#elif defined(FASTCPU_ARCH_RISCV)
 # include "arch/riscv.h"
-#elif defined(__loongarch__)
+#elif defined(FASTCPU_ARCH_LOONGARCH)
 # include "arch/loongarch.h"
 #else
 # include "arch/generic.h"

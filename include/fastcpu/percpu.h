@@ -1,240 +1,198 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* include/fastcpu/percpu.h: each per-CPU operation's loop, written once. */
+/* include/fastcpu/percpu.h: the per-CPU operations and counters (fastcpu_percpu(3)). */
 
 #ifndef FASTCPU_PERCPU_H
 #define FASTCPU_PERCPU_H
 
-#ifndef FASTCPU_H
-# error "include <fastcpu.h>, not <fastcpu/percpu.h>"
+#include "fastcpu/cpu.h"
+#include "fastcpu/percpu-alloc.h"
+#include "fastcpu/plumbing.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
 
-#include <stddef.h>
-#include <stdint.h>
-
 /*
- * Not an API: the per-CPU operations' retry loops and slot arithmetic,
- * each written once and bound twice (liburcu's way). <fastcpu.h> binds them
- * inline, finding the calling thread's area at the published offsets
- * (fastcpu_percpu_index_ below) and calling the library where that finds
- * none; the library binds them out of line (lib/percpu.c), finding the area
- * through the thread's own pointer and taking the upper half of the array
- * where there is none. find returns the thread's index and sets the words
- * it read it from (cpu_at: its area's cpu_id, index_at: cpu_id or mm_cid),
- * or -1 where this way cannot run a sequence; then the body returns
- * FASTCPU_PERCPU_ELSEWHERE_ and the caller takes its other way. A sequence
- * the kernel aborted, or whose index moved before it began, runs again.
+ * Per-CPU operations (FASTCPU_1.2), on an array the caller owns: slots
+ * stride bytes apart from base, fastcpu_cid_limit() of them, each starting
+ * with an intptr_t word (a counter, a lock, a list head) that only these
+ * operations change. Each acts on the calling thread's slot, chosen by
+ *   FASTCPU_BY_CID  its concurrency id (fastcpu_current_cid(): dense), or
+ *   FASTCPU_BY_CPU  the CPU it runs on (fastcpu_current_cpu()),
+ * and is atomic against every other operation on the array, in any thread
+ * and in signal handlers: none can fail, each retries by itself. Not in a
+ * vfork child: it runs on its parent's rseq area, which the kernel does not
+ * keep for it.
+ *
+ * How: a thread that reads an rseq area runs a restartable sequence
+ * (<fastcpu/rseq.h>) on a slot of the lower half, with no atomic
+ * instruction: the kernel restarts it if the thread is preempted, migrated
+ * or signalled before its last store, so while it runs no other thread
+ * holds that index. A thread that reads none (no rseq here, a sandbox
+ * refused it, a forced fallback), or whose area another owner registered
+ * with a signature other than the library's, uses atomic instructions on
+ * the slot of its CPU in the upper half, index + fastcpu_cid_limit() / 2.
+ * No slot is ever reached both ways: the lower half is changed only inside
+ * sequences, whose index the kernel keeps exclusive, the upper half only
+ * atomically, so a process where some threads have rseq and others not
+ * stays exact. On an architecture without sequences here (or where the
+ * program defines FASTCPU_PERCPU_OUT_OF_LINE) every thread takes the upper
+ * half.
+ *
+ * A node the list operations take comes with everything its pusher wrote
+ * to it before pushing; nodes pushed in the upper half are popped there.
  */
-typedef int (*fastcpu_percpu_find_)(enum fastcpu_index by, const volatile int **cpu_at,
-				    const volatile int **index_at);
-
-#define FASTCPU_PERCPU_ELSEWHERE_ (-2)
-
-/* A test may count the sequences the kernel aborted (nothing by default). */
-#ifndef FASTCPU_PERCPU_ON_ABORT
-# define FASTCPU_PERCPU_ON_ABORT() ((void)0)
-#endif
-
-/* The word of slot index. */
-static inline intptr_t *fastcpu_percpu_slot_(void *base, size_t stride, size_t index)
+/* Adds value to the calling thread's slot. Relaxed: it orders nothing else. */
+static inline void fastcpu_percpu_add(void *base, size_t stride,
+				      enum fastcpu_index by, long value)
 {
-	return (intptr_t *)(void *)((char *)base + index * stride);
+	long upper;
+
+	if (__builtin_expect(fastcpu_percpu_add_body_(base, stride, by, (intptr_t)value,
+						      fastcpu_percpu_index_) == 0, 1))
+		return;
+	upper = fastcpu_percpu_upper_index_();
+	if (upper >= 0)
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)upper),
+				   (intptr_t)value, __ATOMIC_RELAXED);
+	else
+		fastcpu_percpu_add_out_of_line(base, stride, by, value);
 }
 
 /*
- * The inline way: the area at fastcpu_percpu_cpu_id_offset, published
- * where the library runs its sequences on the areas there (the anchor, -1,
- * until then). By concurrency id, the index is the concurrency id's word
- * (mm_cid, or cpu_id) of the same area, published before; cpu_id tells
- * whether the area is registered (an area not registered may hold mm_cid
- * 0).
+ * If the calling thread's slot holds expect, stores newv there and returns
+ * the slot's index; otherwise returns -1 and, if seen is not NULL, stores
+ * in *seen the value found. On success the caller's later loads and stores
+ * are ordered after it (acquire), and a thread that finds newv there
+ * through these operations sees what the caller wrote before (release).
  */
-static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile int **cpu_at,
-					const volatile int **index_at)
+static inline int fastcpu_percpu_cmpstore(void *base, size_t stride,
+					  enum fastcpu_index by, intptr_t expect,
+					  intptr_t newv, intptr_t *seen)
 {
-	int cpu;
+	intptr_t found = expect;
+	long upper;
+	int r = fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
+					      fastcpu_percpu_index_);
 
-	*cpu_at = fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
-	cpu = **cpu_at;
-	if (by == FASTCPU_BY_CPU) {
-		*index_at = *cpu_at;
-		return cpu;
+	if (__builtin_expect(r == FASTCPU_PERCPU_ELSEWHERE_, 0)) {
+		upper = fastcpu_percpu_upper_index_();
+		if (upper < 0)
+			return fastcpu_percpu_cmpstore_out_of_line(base, stride, by, expect,
+								   newv, seen);
+		found = expect;
+		r = __atomic_compare_exchange_n(fastcpu_percpu_slot_(base, stride, (size_t)upper),
+						&found, newv, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE) ? (int)upper : -1;
 	}
-	*index_at = fastcpu_cid_word_();
-	if (__builtin_expect(cpu < 0, 0))
-		return -1;
-	return **index_at;
-}
-
-/*
- * Where the inline way finds no area to run a sequence on: the upper
- * half's slot of the CPU read at fastcpu_percpu_upper_cpu_id_offset (an
- * area that takes no sequences of the library's), changed atomically with
- * no call; -1 where there is none, and the library decides out of line.
- */
-static inline long fastcpu_percpu_upper_index_(void)
-{
-	int cpu = *fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_upper_cpu_id_offset));
-	long base = (long)fastcpu_published_(&fastcpu_percpu_upper_base);
-
-	return cpu >= 0 && base > 0 ? cpu + base : -1;
-}
-
-/*
- * The per-CPU lock's holder and the kernel's time-slice extension (Linux
- * 7.0, where built in): where the thread's area has the kernel's "enabled"
- * bit in its flags (the library enabled it: lib/slice.c), the holder sets
- * the request byte of the area's slice_ctrl once it has the lock, unless a
- * request or a grant is there already (a lock inside a lock); the unlock
- * clears it and, where the kernel granted the thread more time, gives the
- * CPU back. Offsets from cpu_id (lib/slice.c checks them against the
- * kernel's layout). Compiler barriers only: it is all the thread's own.
- */
-#define FASTCPU_RSEQ_FLAGS_FROM_CPU_ID_ 12
-#define FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_ 24
-#define FASTCPU_RSEQ_GRANTED_FROM_CPU_ID_ 25
-#define FASTCPU_RSEQ_SLICE_ENABLED_ 0x20
-
-/* The calling thread's area's byte at offset from cpu_id, where the area
- * is registered and the extension enabled for the thread; else NULL. */
-static inline volatile unsigned char *fastcpu_percpu_slice_byte_(ptrdiff_t offset)
-{
-	const volatile int *cpu_at =
-		fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
-	const volatile char *area = (const volatile char *)cpu_at;
-
-	if (*cpu_at < 0 || !(*(const volatile unsigned int *)(const volatile void *)
-			     (area + FASTCPU_RSEQ_FLAGS_FROM_CPU_ID_) & FASTCPU_RSEQ_SLICE_ENABLED_))
-		return NULL;
-	return (volatile unsigned char *)(uintptr_t)(area + offset);
-}
-
-static inline void fastcpu_percpu_slice_request_(void)
-{
-	volatile unsigned char *request = fastcpu_percpu_slice_byte_(FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_);
-
-	if (__builtin_expect(request != NULL, 0) && request[0] == 0 && request[1] == 0)
-		request[0] = 1;
-	__asm__ __volatile__("" : : : "memory");
-}
-
-static inline void fastcpu_percpu_slice_release_(void)
-{
-	volatile unsigned char *request;
-
-	__asm__ __volatile__("" : : : "memory");
-	request = fastcpu_percpu_slice_byte_(FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_);
-	if (__builtin_expect(request != NULL, 0)) {
-		request[0] = 0;
-		__asm__ __volatile__("" : : : "memory");
-		if (request[FASTCPU_RSEQ_GRANTED_FROM_CPU_ID_ - FASTCPU_RSEQ_REQUEST_FROM_CPU_ID_])
-			fastcpu_percpu_slice_yield_out_of_line();
-	}
-}
-
-#ifdef FASTCPU_RSEQ_INLINE
-/* Adds value to the thread's slot: 0, or FASTCPU_PERCPU_ELSEWHERE_. */
-static inline int fastcpu_percpu_add_body_(void *base, size_t stride, enum fastcpu_index by,
-					   intptr_t value, fastcpu_percpu_find_ find)
-{
-	const volatile int *cpu_at, *index_at;
-	int index, r;
-
-	while (__builtin_expect((index = find(by, &cpu_at, &index_at)) >= 0, 1)) {
-		r = fastcpu_rseq_add_(cpu_at, index_at, index,
-				      fastcpu_percpu_slot_(base, stride, (size_t)index), value);
-		if (__builtin_expect(r == 0, 1))
-			return 0;
-		if (r < 0)
-			FASTCPU_PERCPU_ON_ABORT();
-	}
-	return FASTCPU_PERCPU_ELSEWHERE_;
-}
-
-/* If the thread's slot holds expect, stores newv: its index; else -1 and
- * the value found in *seen; or FASTCPU_PERCPU_ELSEWHERE_. acquire (a
- * constant) orders the slot's read before every later access. */
-static inline int fastcpu_percpu_cmpstore_body_(void *base, size_t stride,
-						enum fastcpu_index by, intptr_t expect,
-						intptr_t newv, intptr_t *seen, int acquire,
-						fastcpu_percpu_find_ find)
-{
-	const volatile int *cpu_at, *index_at;
-	intptr_t found;
-	int index, r;
-
-	while ((index = find(by, &cpu_at, &index_at)) >= 0) {
-		r = fastcpu_rseq_cmpstore_(cpu_at, index_at, index,
-					   fastcpu_percpu_slot_(base, stride, (size_t)index),
-					   expect, newv, &found, acquire);
-		if (r < 0)
-			FASTCPU_PERCPU_ON_ABORT();
-		if (r != 0)
-			continue;
-		if (found == expect)
-			return index;
+	if (r < 0 && seen != NULL)
 		*seen = found;
-		return -1;
+	return r;
+}
+
+/*
+ * Takes the first node of the calling thread's slot's list: the slot holds
+ * a pointer to a node or NULL, each node at next_offset a pointer to the
+ * next. Returns the node, or NULL where that list is empty. In the upper
+ * half, a pop whose slot another pop holds (preempted inside its few
+ * instructions) takes a node of another CPU's slot there, or yields and
+ * tries again a few times before it says NULL; a signal handler that
+ * interrupted its own thread's pop there says NULL at once. Never waits
+ * for a lock.
+ */
+static inline void *fastcpu_percpu_pop(void *base, size_t stride,
+				       enum fastcpu_index by, size_t next_offset)
+{
+	void *node;
+
+	if (__builtin_expect(fastcpu_percpu_pop_body_(base, stride, by, next_offset, &node,
+						      fastcpu_percpu_index_) == 0, 1))
+		return node;
+	return fastcpu_percpu_pop_out_of_line(base, stride, by, next_offset);
+}
+
+/* Pushes node on the calling thread's slot's list; returns the slot's
+ * index. The node's pointer at next_offset is the operation's to write.
+ * No fence: a sequence's pop of that slot runs on the pusher's CPU, or
+ * after the kernel handed its index over, which orders them. */
+static inline int fastcpu_percpu_push(void *base, size_t stride,
+				      enum fastcpu_index by, void *node,
+				      size_t next_offset)
+{
+	intptr_t head = 0;
+	int slot;
+
+	for (;;) {
+		*(void **)(void *)((char *)node + next_offset) = (void *)head;
+		slot = fastcpu_percpu_cmpstore_body_(base, stride, by, head, (intptr_t)node,
+						     &head, 0, fastcpu_percpu_index_);
+		if (__builtin_expect(slot == FASTCPU_PERCPU_ELSEWHERE_, 0))
+			slot = fastcpu_percpu_cmpstore_out_of_line(base, stride, by, head,
+								   (intptr_t)node, &head);
+		if (slot >= 0)
+			return slot;
 	}
-	return FASTCPU_PERCPU_ELSEWHERE_;
 }
 
-/* Takes the first node of the thread's slot's list into *node (NULL where
- * it is empty): 0, or FASTCPU_PERCPU_ELSEWHERE_. */
-static inline int fastcpu_percpu_pop_body_(void *base, size_t stride, enum fastcpu_index by,
-					   size_t next_offset, void **node,
-					   fastcpu_percpu_find_ find)
+/*
+ * Takes the calling thread's slot's lock word from 0 to 1, waiting while
+ * it is 1; returns the slot's index, which fastcpu_percpu_unlock() wants.
+ * A waiter spins briefly (the holder may run on another CPU), then yields
+ * its CPU (the holder of a per-CPU lock is most often preempted on the
+ * waiter's own), then sleeps in growing steps up to a millisecond: a
+ * SCHED_FIFO waiter yields only to its own priority, and a holder of a
+ * lower one runs only while the waiter sleeps. Not in a signal handler
+ * that may interrupt the holder: like any lock. Where the kernel extends
+ * time slices (Linux 7.0's rseq time-slice extension, built in and enabled
+ * for the thread), the holder asks not to be preempted while it holds the
+ * lock, a few microseconds at most, and its unlock gives the CPU back if
+ * the kernel granted that; inside a lock taken before, the first unlock
+ * ends the request. The request is the locking thread's: a lock unlocked
+ * by another thread leaves it until the locking thread's next unlock (a
+ * preemption meanwhile may get it those microseconds, which the kernel's
+ * timer ends).
+ */
+static inline int fastcpu_percpu_lock(void *base, size_t stride,
+				      enum fastcpu_index by)
 {
-	const volatile int *cpu_at, *index_at;
-	intptr_t head;
-	int index, r;
+	int slot = fastcpu_percpu_cmpstore(base, stride, by, 0, 1, NULL);
 
-	while ((index = find(by, &cpu_at, &index_at)) >= 0) {
-		r = fastcpu_rseq_pop_(cpu_at, index_at, index,
-				      fastcpu_percpu_slot_(base, stride, (size_t)index),
-				      next_offset, &head);
-		if (r == 0) {
-			*node = (void *)head;
-			return 0;
-		}
-		if (r < 0)
-			FASTCPU_PERCPU_ON_ABORT();
+	if (__builtin_expect(slot >= 0, 1)) {
+		fastcpu_percpu_slice_request_();
+		return slot;
 	}
-	return FASTCPU_PERCPU_ELSEWHERE_;
-}
-#else
-/* No sequences here: every operation takes the other way, once find has
- * run (the library's attaches the thread, which the other way needs). */
-static inline int fastcpu_percpu_elsewhere_(enum fastcpu_index by, fastcpu_percpu_find_ find)
-{
-	const volatile int *cpu_at, *index_at;
-
-	(void)find(by, &cpu_at, &index_at);
-	return FASTCPU_PERCPU_ELSEWHERE_;
+	return fastcpu_percpu_lock_out_of_line(base, stride, by);
 }
 
-static inline int fastcpu_percpu_add_body_(void *base, size_t stride, enum fastcpu_index by,
-					   intptr_t value, fastcpu_percpu_find_ find)
+/* Releases the lock of slot (from any thread, on any CPU). */
+static inline void fastcpu_percpu_unlock(void *base, size_t stride, int slot)
 {
-	(void)base, (void)stride, (void)value;
-	return fastcpu_percpu_elsewhere_(by, find);
+	__atomic_store_n(fastcpu_percpu_slot_(base, stride, (size_t)slot), 0,
+			 __ATOMIC_RELEASE);
+	fastcpu_percpu_slice_release_();
 }
 
-static inline int fastcpu_percpu_cmpstore_body_(void *base, size_t stride,
-						enum fastcpu_index by, intptr_t expect,
-						intptr_t newv, intptr_t *seen, int acquire,
-						fastcpu_percpu_find_ find)
+/*
+ * A counter: one long a copy of per-CPU memory. fastcpu_counter_add() is
+ * fastcpu_percpu_add() on the copy of the CPU the thread runs on (by CPU:
+ * one load fewer than by concurrency id, and a sum reads every copy either
+ * way), fastcpu_counter_sum() reads every copy (relaxed: exact once the
+ * adders are done, a moment's value while they run). new returns NULL
+ * (errno ENOMEM) without memory.
+ */
+struct fastcpu_counter;
+
+FASTCPU_VISIBLE struct fastcpu_counter *fastcpu_counter_new(void);
+FASTCPU_VISIBLE long fastcpu_counter_sum(const struct fastcpu_counter *counter);
+FASTCPU_VISIBLE void fastcpu_counter_free(struct fastcpu_counter *counter);
+
+static inline void fastcpu_counter_add(struct fastcpu_counter *counter, long value)
 {
-	(void)base, (void)stride, (void)expect, (void)newv, (void)seen, (void)acquire;
-	return fastcpu_percpu_elsewhere_(by, find);
+	fastcpu_percpu_add(counter, fastcpu_percpu_stride(), FASTCPU_BY_CPU, value);
 }
 
-static inline int fastcpu_percpu_pop_body_(void *base, size_t stride, enum fastcpu_index by,
-					   size_t next_offset, void **node,
-					   fastcpu_percpu_find_ find)
-{
-	(void)base, (void)stride, (void)next_offset, (void)node;
-	return fastcpu_percpu_elsewhere_(by, find);
+#ifdef __cplusplus
 }
 #endif
 

@@ -5,16 +5,18 @@
 #ifndef FASTCPU_RSEQ_H
 #define FASTCPU_RSEQ_H
 
-#ifndef FASTCPU_H
+#ifndef FASTCPU_PLUMBING_H
 # error "include <fastcpu.h>, not <fastcpu/rseq.h>"
 #endif
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fastcpu/arch.h"
+
 /*
- * Each file included below writes four restartable sequences for one
- * architecture, from the kernel's rseq ABI (Documentation/userspace-api/
+ * Each file included below (fastcpu/rseq/NAME.h, NAME fastcpu/arch.h's)
+ * writes the restartable sequences for one architecture, from the kernel's rseq ABI (Documentation/userspace-api/
  * rseq.rst): a struct rseq_cs descriptor (version 0, flags 0, the start
  * address, the length, the abort address; aligned to 32) in section
  * __rseq_cs; its address stored in the area's rseq_cs field by the last
@@ -68,20 +70,20 @@
  * and the code form the sequences emit. They differ on aarch64_be only,
  * where instructions are stored little-endian and data big-endian.
  */
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(FASTCPU_ARCH_X86)
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0x53053053	/* in ud1 0x53053053(%rip),%edi */
-#elif defined(__aarch64__)
+#elif defined(FASTCPU_ARCH_AARCH64)
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0xd428bc00	/* brk #0x45e0 */
 # ifdef __AARCH64EB__
 #  define FASTCPU_RSEQ_SIGNATURE 0x00bc28d4
 # endif
-#elif defined(__powerpc__) || defined(__powerpc64__)
+#elif defined(FASTCPU_ARCH_POWERPC)
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0x0fe5000b	/* twui r5, 11 */
-#elif defined(__s390__) || defined(__s390x__)
+#elif defined(FASTCPU_ARCH_S390)
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0xb2ff0fff	/* trap4 */
-#elif defined(__riscv)
+#elif defined(FASTCPU_ARCH_RISCV)
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0xf1401073	/* csrr mhartid, x0 */
-#elif defined(__loongarch__)
+#elif defined(FASTCPU_ARCH_LOONGARCH)
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0x002a0010	/* break 0x10 */
 #else
 # define FASTCPU_RSEQ_SIGNATURE_CODE 0x53053053	/* what the rest use */
@@ -158,17 +160,21 @@ full:									\
 	FASTCPU_RSEQ_AFTER_ASM_GOTO_();					\
 	return 2
 
+/* Where this ABI of the architecture has sequences written: 64-bit
+ * aarch64, riscv and s390, ppc64 with ELFv2 (not ELFv1's function
+ * descriptors), x86-64 (not x32) and i386. */
 #if !defined(FASTCPU_PERCPU_OUT_OF_LINE) && defined(FASTCPU_RSEQ_ASM_GOTO)
-# if (defined(__x86_64__) && defined(__LP64__)) || defined(__i386__)
-#  include "fastcpu/rseq-x86.h"
-# elif defined(__aarch64__) && defined(__LP64__)
-#  include "fastcpu/rseq-aarch64.h"
-# elif defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
-#  include "fastcpu/rseq-ppc64.h"
-# elif defined(__s390x__)
-#  include "fastcpu/rseq-s390x.h"
-# elif defined(__riscv) && __riscv_xlen == 64
-#  include "fastcpu/rseq-riscv64.h"
+# if defined(FASTCPU_ARCH_X86) && (defined(__LP64__) || defined(__i386__))
+#  include "fastcpu/rseq/x86.h"
+# elif defined(FASTCPU_ARCH_AARCH64) && defined(__LP64__)
+#  include "fastcpu/rseq/aarch64.h"
+# elif defined(FASTCPU_ARCH_POWERPC) && defined(__powerpc64__) && defined(_CALL_ELF) && \
+	_CALL_ELF == 2
+#  include "fastcpu/rseq/powerpc.h"
+# elif defined(FASTCPU_ARCH_S390) && defined(__s390x__)
+#  include "fastcpu/rseq/s390.h"
+# elif defined(FASTCPU_ARCH_RISCV) && __riscv_xlen == 64
+#  include "fastcpu/rseq/riscv.h"
 # endif
 #endif
 

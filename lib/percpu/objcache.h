@@ -2,8 +2,8 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/objcache.h: what the object cache keeps its free objects in. */
 
-#ifndef FASTCPU_OBJCACHE_H
-#define FASTCPU_OBJCACHE_H
+#ifndef FASTCPU_PERCPU_OBJCACHE_H
+#define FASTCPU_PERCPU_OBJCACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -134,4 +134,4 @@ struct fastcpu_objcache {
 	struct fastcpu_space space;
 };
 
-#endif /* FASTCPU_OBJCACHE_H */
+#endif /* FASTCPU_PERCPU_OBJCACHE_H */

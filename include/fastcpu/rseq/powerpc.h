@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* include/fastcpu/rseq-ppc64.h: the critical sections on ppc64el (ELFv2). */
+/* include/fastcpu/rseq/powerpc.h: the critical sections on ppc64el (ELFv2). */
 
 #ifndef FASTCPU_RSEQ_H
-# error "include <fastcpu.h>, not <fastcpu/rseq-ppc64.h>"
+# error "include <fastcpu.h>, not <fastcpu/rseq/powerpc.h>"
 #endif
 
 #define FASTCPU_RSEQ_INLINE 1

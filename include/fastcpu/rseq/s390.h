@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* include/fastcpu/rseq-s390x.h: the critical sections on s390x. */
+/* include/fastcpu/rseq/s390.h: the critical sections on s390x. */
 
 #ifndef FASTCPU_RSEQ_H
-# error "include <fastcpu.h>, not <fastcpu/rseq-s390x.h>"
+# error "include <fastcpu.h>, not <fastcpu/rseq/s390.h>"
 #endif
 
 #define FASTCPU_RSEQ_INLINE 1

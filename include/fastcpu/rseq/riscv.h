@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* include/fastcpu/rseq-riscv64.h: the critical sections on riscv64. */
+/* include/fastcpu/rseq/riscv.h: the critical sections on riscv64. */
 
 #ifndef FASTCPU_RSEQ_H
-# error "include <fastcpu.h>, not <fastcpu/rseq-riscv64.h>"
+# error "include <fastcpu.h>, not <fastcpu/rseq/riscv.h>"
 #endif
 
 #define FASTCPU_RSEQ_INLINE 1

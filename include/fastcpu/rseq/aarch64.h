@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* include/fastcpu/rseq-aarch64.h: the critical sections on arm64. */
+/* include/fastcpu/rseq/aarch64.h: the critical sections on arm64. */
 
 #ifndef FASTCPU_RSEQ_H
-# error "include <fastcpu.h>, not <fastcpu/rseq-aarch64.h>"
+# error "include <fastcpu.h>, not <fastcpu/rseq/aarch64.h>"
 #endif
 
 #define FASTCPU_RSEQ_INLINE 1

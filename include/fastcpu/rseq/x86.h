@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* include/fastcpu/rseq-x86.h: the critical sections on x86-64 and i386. */
+/* include/fastcpu/rseq/x86.h: the critical sections on x86-64 and i386. */
 
 #ifndef FASTCPU_RSEQ_H
-# error "include <fastcpu.h>, not <fastcpu/rseq-x86.h>"
+# error "include <fastcpu.h>, not <fastcpu/rseq/x86.h>"
 #endif
 
 #define FASTCPU_RSEQ_INLINE 1
