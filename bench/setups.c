@@ -325,6 +325,19 @@ static void glibc_rseq_off(void)
 	setenv("GLIBC_TUNABLES", tunables, 1);
 }
 
+/* AddressSanitizer's runtime must be the first library a process loads: a
+ * preloaded owner cannot be (configure --enable-sanitizers). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 /* The row's process: this program again, with the row's settings. Its
  * stderr goes to /dev/null: a forced backend the machine lacks says so
  * there, and the row shows what bound. */
@@ -336,6 +349,10 @@ static void run_row(enum setup_id id, char **argv, const char *self,
 	int p[2], status;
 	pid_t pid;
 
+	if (s->owner != NULL && SANITIZED) {
+		snprintf(out->why_not, sizeof(out->why_not), "not preloaded ahead of ASan");
+		return;
+	}
 	if (s->owner != NULL && !owner_path(s->owner, preload, sizeof(preload))) {
 		snprintf(out->why_not, sizeof(out->why_not), "no stand-in owner (build tree only)");
 		return;

@@ -34,15 +34,16 @@ void fastcpu_private_facts(struct fastcpu_private_facts *facts);
  * benchmark): every object it carved is given out or free in one place. */
 struct fastcpu_private_census {
 	size_t carved;			/* objects ever carved */
-	size_t listed;			/* free, in the CPUs' lists */
+	size_t listed;			/* free, in the CPU indexes' magazines */
 	size_t in_depot;		/* free, in the depot */
-	size_t batches;			/* the depot's batches */
-	size_t longest;			/* the longest CPU list */
-	size_t limit;			/* what a list may hold */
+	size_t batches;			/* the depot's magazines with objects */
+	size_t magazines;		/* every magazine: the indexes' and the depot's */
+	size_t longest;			/* the fullest index's objects */
+	size_t limit;			/* what an index may hold: its capacity */
 	size_t object_bytes;		/* an object's bytes, rounded */
 	size_t repeated;		/* objects found free twice */
 	size_t strays;			/* free, not the cache's */
-	size_t misdepths;		/* objects whose depth is wrong */
+	size_t indexes_used;		/* indexes that hold a magazine */
 	unsigned long aborts;		/* the process's objcache sequences aborted */
 };
 
@@ -50,5 +51,8 @@ struct fastcpu_objcache;
 /* 0, or -1 (errno ENOMEM: no memory to count with). */
 int fastcpu_private_objcache_census(const struct fastcpu_objcache *cache,
 				    struct fastcpu_private_census *census);
+/* The cache's index, from now on: FASTCPU_BY_CID (what new makes) or
+ * FASTCPU_BY_CPU, for the benchmark to measure both; before any use. */
+void fastcpu_private_objcache_index(struct fastcpu_objcache *cache, int by);
 
 #endif /* FASTCPU_PRIVATE_H */

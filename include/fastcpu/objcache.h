@@ -6,7 +6,9 @@
 #define FASTCPU_OBJCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "fastcpu/percpu-alloc.h"
 #include "fastcpu/plumbing.h"
 
 #ifdef __cplusplus
@@ -14,43 +16,45 @@ extern "C" {
 #endif
 
 /*
- * An object cache (FASTCPU_1.3): objects of one size, from per-CPU free
- * lists (pushed and popped by one restartable sequence each, no atomic
- * instruction, where the thread has rseq; under a short turn in the upper
- * half where it has not), refilled from and emptied to a depot the CPUs
- * share, a batch at a time.
+ * An object cache (FASTCPU_1.3): objects of one size, from per-CPU
+ * magazines (arrays of pointers to free objects; a free object itself is
+ * never read or written), each taken from and given to by one restartable
+ * sequence where the thread has rseq, under its one-atomic lock in the
+ * upper half where it has not; a magazine run empty or full is traded at a
+ * depot the CPUs share, capacity objects by two pointers.
  *
  * new(size, align): objects of size bytes (1 to FASTCPU_OBJCACHE_MAX_SIZE)
  * aligned to align (a power of two up to FASTCPU_OBJCACHE_MAX_ALIGN; 0:
- * the largest power of two dividing size, up to 16), each taking at least
- * two pointers and a multiple of its alignment. NULL with errno EINVAL
- * (bad size or align) or ENOMEM.
+ * the largest power of two dividing size, up to 16), each taking a
+ * multiple of its alignment. NULL with errno EINVAL (bad size or align) or
+ * ENOMEM.
  *
  * alloc(cache): an object, its contents undefined; NULL with errno ENOMEM
- * (no address space left), or EINVAL (cache NULL).
+ * (no address space or memory left), or EINVAL (cache NULL).
  *
  * free(cache, object): object back to the cache, NULL ignored. A pointer
- * that is not one of this cache's objects, or an object freed twice where
- * that is cheap to see (it is the last one freed on that CPU; every time
- * where AddressSanitizer is on), sets errno EINVAL and changes nothing; a
- * double free not seen hands the object out twice later, as with malloc.
- * A free object's first two words are the cache's: a write after free
- * breaks the cache (ASan reports it: free objects stay poisoned there).
+ * that is not one of this cache's objects (another cache's, malloc's, one
+ * inside an object) sets errno EINVAL and changes nothing. An object freed
+ * twice is seen where AddressSanitizer is on (EINVAL), else handed out
+ * twice later, as with malloc; a write after free changes only the object.
  *
- * A CPU's list holds at most max(16, FASTCPU_OBJCACHE_CPU_BYTES / object
- * size) objects, as many for the upper half's of that CPU, however many
- * threads run there; the rest of what is freed waits in the depot for any
- * CPU: memory freed on one CPU and allocated on another goes round, neither
- * lost nor hoarded. Memory stays with the cache until destroy.
+ * A CPU index holds at most capacity objects: the largest count of the form
+ * 2^k - 1, up to 511, that is at most FASTCPU_OBJCACHE_CPU_BYTES / size,
+ * and 1 at least; as many for the upper half's index of that CPU, however
+ * many threads run there. The index is the thread's concurrency id (mm_cid,
+ * Linux 6.3+: a process that runs on 4 CPUs fills 4 magazines, however
+ * many the machine has), else its CPU. The rest of what is freed waits in
+ * the depot for any CPU: memory freed on one CPU and allocated on another
+ * goes round, neither lost nor hoarded. Memory stays with the cache until
+ * destroy.
  *
  * alloc and free are thread-safe and async-signal-safe (a signal handler
  * may call them on any cache, interrupting any call); new is thread-safe,
  * destroy must not run while another call uses its cache, and neither is
  * async-signal-safe; destroy frees every object of the cache, given out or
- * not.
- * A fork child gets the cache as the parent had it, minus the objects that
- * other threads were moving at that moment; a vfork child must not use it
- * (it runs on its parent's rseq area, which the kernel does not keep).
+ * not. A fork child gets the cache as the parent had it, minus the objects
+ * that other threads were moving at that moment; a vfork child must not use
+ * it (it runs on its parent's rseq area, which the kernel does not keep).
  */
 struct fastcpu_objcache;
 
@@ -62,6 +66,109 @@ FASTCPU_VISIBLE struct fastcpu_objcache *fastcpu_objcache_new(size_t size, size_
 FASTCPU_VISIBLE void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache);
 FASTCPU_VISIBLE void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object);
 FASTCPU_VISIBLE void fastcpu_objcache_destroy(struct fastcpu_objcache *cache);
+
+/*
+ * Not an API: what the inline alloc and free read, the first words of
+ * every cache a program made with this header (layout FASTCPU_OBJCACHE_
+ * LAYOUT_, which new passes: a library that does not know the layout
+ * makes no cache, EINVAL, rather than one the program misreads). alloc
+ * and free run their sequence on the thread's magazine in the caller's
+ * code, and call the library only for a magazine empty or full, an abort,
+ * a thread without rseq there, or a pointer outside the cache's first
+ * range of objects. Not under AddressSanitizer, which the library's own
+ * code serves, nor where FASTCPU_PERCPU_OUT_OF_LINE is defined.
+ */
+#define FASTCPU_OBJCACHE_LAYOUT_ 1
+
+struct fastcpu_objcache_fast_ {
+	void *tops;			/* per-CPU memory: copy i, index i's magazine top */
+	uintptr_t mask;			/* a magazine's bytes - 1 */
+	uintptr_t low;			/* the first range: object k at low + k * size */
+	uintptr_t carved;		/* its bytes carved (they only grow) */
+	uintptr_t inverse, most;	/* size = odd << shift: odd's inverse modulo
+					 * 2^(bits of a pointer), UINTPTR_MAX / odd */
+	unsigned int shift;
+	enum fastcpu_index by;		/* the index: concurrency id, or CPU */
+};
+
+FASTCPU_VISIBLE struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
+								   unsigned int layout);
+#define fastcpu_objcache_new(size, align) \
+	fastcpu_objcache_new_layout_((size), (align), FASTCPU_OBJCACHE_LAYOUT_)
+
+#if defined(__SANITIZE_ADDRESS__)
+# define FASTCPU_OBJCACHE_SANITIZED_ 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define FASTCPU_OBJCACHE_SANITIZED_ 1
+# endif
+#endif
+
+#if defined(FASTCPU_RSEQ_INLINE) && !defined(FASTCPU_OBJCACHE_SANITIZED_)
+/* The calling thread's magazine's slot, or NULL where it runs no sequence
+ * on its area here (the index word as the per-CPU operations find it). */
+static inline intptr_t *fastcpu_objcache_slot_(const struct fastcpu_objcache_fast_ *fast,
+					       const volatile int **cpu_at,
+					       const volatile int **index_at, int *index)
+{
+	*index = fastcpu_percpu_index_(fast->by, cpu_at, index_at);
+	if (__builtin_expect(*index < 0, 0))
+		return NULL;
+	return fastcpu_percpu_slot_(fast->tops, FASTCPU_PERCPU_STRIDE, (size_t)*index);
+}
+
+static inline void *fastcpu_objcache_alloc_inline_(struct fastcpu_objcache *cache)
+{
+	const struct fastcpu_objcache_fast_ *fast = (const struct fastcpu_objcache_fast_ *)cache;
+	const volatile int *cpu_at, *index_at;
+	intptr_t *slot, object;
+	int index, r;
+
+	while (__builtin_expect(cache != NULL, 1) &&
+	       (slot = fastcpu_objcache_slot_(fast, &cpu_at, &index_at, &index)) != NULL) {
+		r = fastcpu_rseq_magazine_pop_(cpu_at, index_at, index, slot, fast->mask, &object);
+		if (__builtin_expect(r == 0, 1))
+			return (void *)object;
+		if (r == 2)
+			break;
+	}
+	return (fastcpu_objcache_alloc)(cache);
+}
+
+/* Whether object is one of the cache's first range: a subtraction, a
+ * compare, and its offset a multiple of the size. */
+static inline int fastcpu_objcache_ours_(const struct fastcpu_objcache_fast_ *fast,
+					 const void *object)
+{
+	uintptr_t off = (uintptr_t)object - fast->low;
+
+	return off < __atomic_load_n(&fast->carved, __ATOMIC_RELAXED) &&
+	       (off & (((uintptr_t)1 << fast->shift) - 1)) == 0 &&
+	       (off >> fast->shift) * fast->inverse <= fast->most;
+}
+
+static inline void fastcpu_objcache_free_inline_(struct fastcpu_objcache *cache, void *object)
+{
+	const struct fastcpu_objcache_fast_ *fast = (const struct fastcpu_objcache_fast_ *)cache;
+	const volatile int *cpu_at, *index_at;
+	intptr_t *slot;
+	int index, r;
+
+	if (__builtin_expect(cache != NULL && fastcpu_objcache_ours_(fast, object), 1))
+		while ((slot = fastcpu_objcache_slot_(fast, &cpu_at, &index_at, &index)) != NULL) {
+			r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index, slot, object,
+							fast->mask);
+			if (__builtin_expect(r == 0, 1))
+				return;
+			if (r == 2)
+				break;
+		}
+	(fastcpu_objcache_free)(cache, object);
+}
+
+# define fastcpu_objcache_alloc(cache) fastcpu_objcache_alloc_inline_(cache)
+# define fastcpu_objcache_free(cache, object) fastcpu_objcache_free_inline_((cache), (object))
+#endif
 
 #ifdef __cplusplus
 }

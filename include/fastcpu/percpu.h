@@ -95,11 +95,11 @@ static inline int fastcpu_percpu_cmpstore(void *base, size_t stride,
  * Takes the first node of the calling thread's slot's list: the slot holds
  * a pointer to a node or NULL, each node at next_offset a pointer to the
  * next. Returns the node, or NULL where that list is empty. In the upper
- * half, a pop whose slot another pop holds (preempted inside its few
- * instructions) takes a node of another CPU's slot there, or yields and
- * tries again a few times before it says NULL; a signal handler that
- * interrupted its own thread's pop there says NULL at once. Never waits
- * for a lock.
+ * half, pops of one slot take turns: a pop whose slot another pop holds
+ * (preempted inside its few instructions) takes a node of another CPU's
+ * slot there, else waits for that pop to end; a signal handler that
+ * interrupted its own thread's pop there takes another slot's node, or
+ * says NULL at once.
  */
 static inline void *fastcpu_percpu_pop(void *base, size_t stride,
 				       enum fastcpu_index by, size_t next_offset)

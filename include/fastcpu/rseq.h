@@ -16,20 +16,20 @@
 
 /*
  * Each file included below (fastcpu/rseq/NAME.h, NAME fastcpu/arch.h's)
- * writes the restartable sequences for one architecture, from the kernel's rseq ABI (Documentation/userspace-api/
- * rseq.rst): a struct rseq_cs descriptor (version 0, flags 0, the start
- * address, the length, the abort address; aligned to 32) in section
- * __rseq_cs; its address stored in the area's rseq_cs field by the last
- * instruction before the start, so that no instruction boundary lies
- * between "announced" and "inside"; the signature the library registers
- * in the 4 bytes before the abort address, which lies outside the
- * sequence; the commit as the sequence's last instruction; no system call
- * inside. After the sequence rseq_cs is set back to 0: the kernel then has
- * nothing to look at on the thread's next preemption, and an object using
- * these inline can be unloaded. A sequence left early (its index moved,
- * its list full) leaves it set, outside the sequence, where the kernel
- * clears it: the callers run another sequence to its end before they
- * return.
+ * writes the five restartable sequences for one architecture, from the
+ * kernel's rseq ABI (Documentation/userspace-api/rseq.rst): a struct
+ * rseq_cs descriptor (version 0, flags 0, the start address, the length,
+ * the abort address; aligned to 32) in section __rseq_cs; its address
+ * stored in the area's rseq_cs field by the last instruction before the
+ * start, so that no instruction boundary lies between "announced" and
+ * "inside"; the signature the library registers in the 4 bytes before the
+ * abort address, which lies outside the sequence; the commit as the
+ * sequence's last instruction; no system call inside. After the sequence
+ * rseq_cs is set back to 0: the kernel then has nothing to look at on the
+ * thread's next preemption, and an object using these inline can be
+ * unloaded. A sequence left early (its index moved, its list full) leaves
+ * it set, outside the sequence, where the kernel clears it: the callers run
+ * another sequence to its end before they return.
  *
  * Each is a static inline function of the thread's area (cpu_at: its
  * cpu_id; rseq_cs follows 4 bytes later), the word it indexes by (index_at:
@@ -48,13 +48,17 @@
  *   fastcpu_rseq_pop_(cpu_at, index_at, index, slot, offset, seen):
  *	*seen = *slot; if not 0 (a node), stores in *slot the word at
  *	node + offset (the next node).
- *   fastcpu_rseq_push_bounded_(cpu_at, index_at, index, slot, node, limit):
- *	pushes node on the list at *slot whose nodes keep the next node in
- *	their word 0 and their depth (1 for the last) in word 1: node's word
- *	0 = *slot, word 1 = the depth of *slot + 1 (1 where *slot is 0),
- *	*slot = node; unless *slot's depth is limit or more: then it stores
- *	nothing and returns 2. The depth is read inside the sequence, so that
- *	a list never holds more than limit nodes.
+ *   fastcpu_rseq_magazine_pop_(cpu_at, index_at, index, slot, mask, seen):
+ *	*slot is a magazine's top: the address just past its last pointer (its
+ *	first word's address when it is empty), in a magazine of mask + 1
+ *	bytes aligned to that; or 0, no magazine. Where top & mask is not 0,
+ *	*seen = the pointer at top - word and *slot = top - word (the commit);
+ *	else it stores nothing and returns 2 (empty).
+ *   fastcpu_rseq_magazine_push_(cpu_at, index_at, index, slot, node, mask):
+ *	where *slot is not 0 and (top + word) & mask is not 0, stores node at
+ *	top and *slot = top + word (the commit); else it stores nothing and
+ *	returns 2 (full: a magazine's last word is never a pointer of it; or
+ *	none). Neither reads or writes anything at a pointer it moves.
  *
  * Slots are intptr_t words. Where no file fits (another architecture, x32,
  * a compiler without asm goto, or a program that defines

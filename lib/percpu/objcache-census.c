@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/objcache-census.c: an object cache's free objects, each counted once. */
+/* lib/percpu/objcache-census.c: an object cache's free objects, each counted once. */
 
 #include <errno.h>
 #include <string.h>
@@ -12,10 +12,9 @@
 
 /*
  * For the tests and the benchmark (private.h), on a cache no thread is
- * using: every CPU's list and every batch of the depot walked, each object
- * marked in a bitmap of the space's object numbers, so that an object
- * found twice, or one the space did not give, or a depth that is not its
- * chain's, is counted. A walk stops at the first object it cannot trust.
+ * using: every index's magazine and every object of the depot walked, each
+ * object marked in a bitmap of the space's object numbers, so that an
+ * object found twice, or a pointer the space did not give, is counted.
  */
 struct walk {
 	const struct fastcpu_objcache *cache;
@@ -24,45 +23,22 @@ struct walk {
 	size_t *count;			/* what the walk adds to */
 };
 
-/* Walks the chain at first (whose first depth is a link where in_depot);
- * its length. */
-static size_t walk_chain(struct walk *w, void *first, bool in_depot)
-{
-	size_t length = 0, depth = 0;
-	void *o;
-
-	/* The chain's length, up to a stray or more than the space gave (a
-	 * circle), which the walk below then meets. */
-	for (o = first; o != NULL && fastcpu_space_holds(&w->cache->space, o) &&
-	     depth <= w->census->carved; o = (void *)fastcpu_word(o, 0))
-		depth++;
-	for (o = first; o != NULL; o = (void *)fastcpu_word(o, 0), depth--) {
-		size_t n;
-
-		if (!fastcpu_space_holds(&w->cache->space, o)) {
-			w->census->strays++;
-			break;
-		}
-		n = fastcpu_space_number(&w->cache->space, o);
-		if (w->seen[n / 64] >> (n % 64) & 1) {
-			w->census->repeated++;
-			break;
-		}
-		w->seen[n / 64] |= (uint64_t)1 << (n % 64);
-		if ((o != first || !in_depot) && fastcpu_word(o, 1) != (intptr_t)depth)
-			w->census->misdepths++;
-		length++;
-		(*w->count)++;
-	}
-	return length;
-}
-
-static void walk_batch(void *first, void *arg)
+static void mark(void *object, void *arg)
 {
 	struct walk *w = arg;
+	size_t n;
 
-	w->census->batches++;
-	(void)walk_chain(w, first, true);
+	if (!fastcpu_space_holds(&w->cache->space, object)) {
+		w->census->strays++;
+		return;
+	}
+	n = fastcpu_space_number(&w->cache->space, object);
+	if (w->seen[n / 64] >> (n % 64) & 1) {
+		w->census->repeated++;
+		return;
+	}
+	w->seen[n / 64] |= (uint64_t)1 << (n % 64);
+	(*w->count)++;
 }
 
 FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache *cache,
@@ -70,7 +46,8 @@ FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache
 {
 	size_t bits = fastcpu_space_capacity(&cache->space) + 64;
 	size_t bytes = bits / 8 + 8;
-	int lists = fastcpu_cid_limit();
+	size_t indexes = (size_t)fastcpu_cid_limit(), magazines, with_objects;
+	uintptr_t mask = cache->fast.mask;
 	struct walk w = { cache, census, NULL, NULL };
 
 	memset(census, 0, sizeof(*census));
@@ -80,20 +57,32 @@ FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache
 		return -1;
 	}
 	census->carved = fastcpu_space_carved(&cache->space);
-	census->limit = (size_t)cache->limit;
+	census->limit = fastcpu_magazine_capacity(mask);
 	census->object_bytes = cache->space.size;
 	census->aborts = fastcpu_objcache_aborts();
 	w.count = &census->listed;
-	for (int i = 0; i < lists; i++) {
-		void *first = (void *)*fastcpu_percpu_slot_(cache->heads, FASTCPU_PERCPU_STRIDE,
-							    (size_t)i);
-		size_t length = walk_chain(&w, first, false);
+	for (size_t i = 0; i < indexes; i++) {
+		uintptr_t top = (uintptr_t)*fastcpu_objcache_top(cache, i);
+		size_t count = fastcpu_magazine_count(top, mask);
 
-		if (length > census->longest)
-			census->longest = length;
+		if (top == 0)
+			continue;
+		census->indexes_used++;
+		census->magazines++;
+		for (size_t k = 0; k < count; k++)
+			mark(((void **)fastcpu_magazine_base(top, mask))[k], &w);
+		if (count > census->longest)
+			census->longest = count;
 	}
 	w.count = &census->in_depot;
-	fastcpu_depot_walk(&cache->depot, walk_batch, &w);
+	fastcpu_depot_walk(&cache->depot, mark, &w, &magazines, &with_objects);
+	census->magazines += magazines;
+	census->batches = with_objects;
 	munmap(w.seen, bytes);
 	return 0;
+}
+
+FASTCPU_EXPORT void fastcpu_private_objcache_index(struct fastcpu_objcache *cache, int by)
+{
+	cache->fast.by = by == FASTCPU_BY_CPU ? FASTCPU_BY_CPU : FASTCPU_BY_CID;
 }

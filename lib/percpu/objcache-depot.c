@@ -1,108 +1,229 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/objcache-depot.c: the object cache's depot, the batches CPUs share. */
+/* lib/percpu/objcache-depot.c: the magazines no CPU index holds, and where they are traded. */
 
-#include <pthread.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
 
-#include "held.h"
-#include "objcache.h"
+#include "lock.h"
+#include "objcache-depot.h"
 #include "wing.h"
 
 /*
- * A stack of batches, each a chain of free objects; a batch's first object
- * links the next batch in its word 1, where its depth was (given back on
- * the way out: one more than its next's). Pushes are a compare-and-swap
- * each. A pop by compare-and-swap alone could take a batch that another pop
- * took and pushed back meanwhile, with a stale link (ABA), so pops take
- * turns: only the holder pops, and a batch at the top when it looked is
- * still there, with the same link, if the top is unchanged.
- *
- * The turn holds the process image it was taken in, an odd number that a
- * fork child changes (pthread_atfork): a turn taken before the fork was
- * taken by a thread the child does not have, and is free, unless the
- * forking thread took it itself (a signal handler that forked while the
- * thread was inside a pop), which the thread remembers. A turn is held for
- * a few instructions, unless its holder is preempted: a pop that finds it
- * taken spins, then yields (wait.c), and gives up before sleeping, with
- * NULL (the caller carves fresh objects instead); a signal handler whose
- * own thread holds it gives up at once.
+ * Both stacks change by one store each (a magazine's link is written
+ * before the head that makes it reachable; a pop reads the link, then
+ * stores the head): a fork child, whose threads but one vanished inside
+ * the lock, finds them whole, short of the magazine a vanished thread was
+ * moving. Magazines are cut from chunks mapped as needed, CHUNK_MAGAZINES
+ * (or 64 KiB) at a time, the first magazine's room of each the link of the
+ * chunks; nothing is unmapped before release.
  */
-static unsigned long image = 1;
+#define CHUNK_MAGAZINES 16
+#define CHUNK_BYTES_MIN (64 * 1024)
+#define WORD sizeof(void *)
 
-/* The depots whose turns the calling thread holds. */
-static FASTCPU_TLS struct fastcpu_held held;
-
-static void new_image(void)
+static uintptr_t *link_of(uintptr_t base, uintptr_t mask)
 {
-	__atomic_store_n(&image, image + 2, __ATOMIC_RELAXED);
+	return (uintptr_t *)(base + mask + 1 - WORD);
 }
 
-static bool atfork_registered;
-
-/* Not async-signal-safe: from fastcpu_objcache_new(). */
-void fastcpu_depot_init(struct fastcpu_depot *depot)
+void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask)
 {
-	depot->top = NULL;
-	depot->turn = 0;
-	if (!__atomic_load_n(&atfork_registered, __ATOMIC_ACQUIRE) &&
-	    pthread_atfork(NULL, NULL, new_image) == 0)
-		__atomic_store_n(&atfork_registered, true, __ATOMIC_RELEASE);
+	memset(depot, 0, sizeof(*depot));
+	depot->mask = mask;
+	depot->chunk_bytes = CHUNK_MAGAZINES * (mask + 1);
+	if (depot->chunk_bytes < CHUNK_BYTES_MIN)
+		depot->chunk_bytes = CHUNK_BYTES_MIN;
 }
 
-void fastcpu_depot_push(struct fastcpu_depot *depot, void *first)
+/* A new empty magazine, or 0 without memory. Under the lock. */
+static uintptr_t cut(struct fastcpu_depot *depot)
 {
-	void *top = __atomic_load_n(&depot->top, __ATOMIC_RELAXED);
+	size_t bytes = depot->mask + 1;
+	uintptr_t base;
 
-	do
-		fastcpu_set_word(first, 1, (intptr_t)top);
-	while (!__atomic_compare_exchange_n(&depot->top, &top, first, true, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
+	if (depot->chunk == NULL || depot->chunk_used + bytes > depot->chunk_bytes) {
+		int saved = errno;
+		void *m = mmap(NULL, depot->chunk_bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		errno = saved;
+		if (m == MAP_FAILED)
+			return 0;
+		*(void **)m = depot->chunks;
+		depot->chunks = m;
+		depot->chunk = m;
+		depot->chunk_used = bytes;
+	}
+	base = (uintptr_t)depot->chunk + depot->chunk_used;
+	depot->chunk_used += bytes;
+	return base;
 }
 
-static bool take_turn(struct fastcpu_depot *depot)
+/* An empty magazine: the stack's first, or a new one; 0 without memory.
+ * Under the lock. */
+static uintptr_t pop_empty(struct fastcpu_depot *depot)
 {
-	unsigned long now = __atomic_load_n(&image, __ATOMIC_RELAXED);
+	uintptr_t base = depot->empty;
 
-	if (fastcpu_held_has(&held, (uintptr_t)depot))
+	if (base == 0)
+		return cut(depot);
+	depot->empty = *link_of(base, depot->mask);
+	return base;
+}
+
+static void push(struct fastcpu_depot *depot, uintptr_t top)
+{
+	uintptr_t base = fastcpu_magazine_base(top, depot->mask);
+	uintptr_t *head = top != base ? &depot->full : &depot->empty;
+
+	*link_of(base, depot->mask) = *head;
+	__atomic_store_n(head, top, __ATOMIC_RELAXED);
+}
+
+/* The objects the overflow holds, gathered into a magazine (its top), or
+ * 0. Under the lock. */
+static uintptr_t gather_overflow(struct fastcpu_depot *depot)
+{
+	size_t room = fastcpu_magazine_capacity(depot->mask);
+	uintptr_t base = 0, top = 0;
+
+	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW && top - base < room * WORD; i++) {
+		void *object;
+
+		if (__atomic_load_n(&depot->overflow[i], __ATOMIC_RELAXED) == NULL)
+			continue;
+		if (base == 0 && (top = base = pop_empty(depot)) == 0)
+			return 0;
+		object = __atomic_exchange_n(&depot->overflow[i], NULL, __ATOMIC_ACQUIRE);
+		if (object != NULL) {
+			*(void **)top = object;
+			top += WORD;
+		}
+	}
+	if (base != 0 && top == base) {
+		push(depot, base);
+		return 0;
+	}
+	return top;
+}
+
+bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top)
+{
+	uintptr_t got;
+
+	if (!fastcpu_lock_take(&depot->lock))
 		return false;
-	for (unsigned int attempt = 0; attempt < FASTCPU_WAIT_SLEEPS; attempt++) {
-		unsigned long turn = __atomic_load_n(&depot->turn, __ATOMIC_RELAXED);
+	if (!full) {
+		got = pop_empty(depot);
+	} else if ((got = depot->full) != 0) {
+		__atomic_store_n(&depot->full,
+				 *link_of(fastcpu_magazine_base(got, depot->mask), depot->mask),
+				 __ATOMIC_RELAXED);
+	} else {
+		got = gather_overflow(depot);
+	}
+	fastcpu_lock_give(&depot->lock);
+	*top = got;
+	return true;
+}
 
-		if (turn != now && __atomic_compare_exchange_n(&depot->turn, &turn, now, false,
-							       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+bool fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
+{
+	if (!fastcpu_lock_take(&depot->lock))
+		return false;
+	push(depot, top);
+	fastcpu_lock_give(&depot->lock);
+	return true;
+}
+
+void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
+{
+	uintptr_t top, base;
+	void *object = NULL;
+
+	if (!fastcpu_lock_take(&depot->lock))
+		return NULL;
+	top = depot->full;
+	if (top != 0) {
+		base = fastcpu_magazine_base(top, depot->mask);
+		object = ((void **)top)[-1];
+		top -= WORD;
+		if (top != base) {
+			__atomic_store_n(&depot->full, top, __ATOMIC_RELAXED);
+		} else {
+			__atomic_store_n(&depot->full, *link_of(base, depot->mask),
+					 __ATOMIC_RELAXED);
+			push(depot, base);
+		}
+	}
+	fastcpu_lock_give(&depot->lock);
+	return object;
+}
+
+/* Where the calling thread holds the depot: into a slot of the overflow. */
+static bool overflow(struct fastcpu_depot *depot, void *object)
+{
+	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW; i++) {
+		void *none = NULL;
+
+		if (__atomic_compare_exchange_n(&depot->overflow[i], &none, object, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return true;
-		fastcpu_wait_for_holder(attempt);
 	}
 	return false;
 }
 
-void *fastcpu_depot_pop(struct fastcpu_depot *depot)
+bool fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
 {
-	int slot = fastcpu_held_next_slot(&held);
-	void *first, *next;
+	uintptr_t top;
+	bool kept = true;
 
-	if (__atomic_load_n(&depot->top, __ATOMIC_RELAXED) == NULL || slot < 0 ||
-	    !take_turn(depot))
-		return NULL;
-	fastcpu_held_push(&held, slot, (uintptr_t)depot);
-	first = __atomic_load_n(&depot->top, __ATOMIC_ACQUIRE);
-	while (first != NULL &&
-	       !__atomic_compare_exchange_n(&depot->top, &first,
-					    (void *)fastcpu_word(first, 1), true,
-					    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
-		;
-	fastcpu_held_pop(&held);
-	__atomic_store_n(&depot->turn, 0, __ATOMIC_RELEASE);
-	if (first != NULL) {
-		next = (void *)fastcpu_word(first, 0);
-		fastcpu_set_word(first, 1, fastcpu_depth_below(next));
+	if (!fastcpu_lock_take(&depot->lock))
+		return overflow(depot, object);
+	top = depot->full;
+	if (top != 0 && ((top + WORD) & depot->mask) != 0) {
+		*(void **)top = object;
+		__atomic_store_n(&depot->full, top + WORD, __ATOMIC_RELAXED);
+	} else if ((top = pop_empty(depot)) != 0) {
+		*(void **)top = object;
+		push(depot, top + WORD);
+	} else {
+		kept = false;
 	}
-	return first;
+	fastcpu_lock_give(&depot->lock);
+	return kept;
 }
 
-void fastcpu_depot_walk(const struct fastcpu_depot *depot, void (*fn)(void *first, void *arg),
-			void *arg)
+void fastcpu_depot_walk(const struct fastcpu_depot *depot, void (*fn)(void *object, void *arg),
+			void *arg, size_t *magazines, size_t *with_objects)
 {
-	for (void *b = depot->top; b != NULL; b = (void *)fastcpu_word(b, 1))
-		fn(b, arg);
+	*magazines = *with_objects = 0;
+	for (uintptr_t top = depot->full; top != 0;) {
+		uintptr_t base = fastcpu_magazine_base(top, depot->mask);
+
+		for (void **o = (void **)base; (uintptr_t)o < top; o++)
+			fn(*o, arg);
+		++*magazines;
+		++*with_objects;
+		top = *link_of(base, depot->mask);
+	}
+	for (uintptr_t base = depot->empty; base != 0; base = *link_of(base, depot->mask))
+		++*magazines;
+	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW; i++)
+		if (depot->overflow[i] != NULL)
+			fn(depot->overflow[i], arg);
+}
+
+void fastcpu_depot_release(struct fastcpu_depot *depot)
+{
+	while (depot->chunks != NULL) {
+		void *next = *(void **)depot->chunks;
+
+		munmap(depot->chunks, depot->chunk_bytes);
+		depot->chunks = next;
+	}
+	depot->chunk = NULL;
+	depot->full = depot->empty = 0;
 }

@@ -1,39 +1,49 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/objcache.c: the object cache: fixed-size objects from per-CPU lists. */
+/* lib/percpu/objcache.c: the object cache: fixed-size objects from per-CPU magazines. */
 
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "cpu-id.h"
 #include "objcache.h"
+#include "rseq-abi.h"
 #include "wing.h"
 
+/* The library defines what <fastcpu/objcache.h> binds inline. */
+#undef fastcpu_objcache_new
+#undef fastcpu_objcache_alloc
+#undef fastcpu_objcache_free
+
 /*
- * The SLUB seed's fast path in user space. Each CPU has a list of free
- * objects, its head in a copy of per-CPU memory (the CPU's own cache line,
- * on its node): an alloc pops it, a free pushes on it, each one restartable
- * sequence where the thread has rseq (no atomic instruction), each under
- * the upper half's turn of its CPU where it has none (turns.c). A list
- * holds at most limit objects, which the push itself checks (the depth is
- * in each free object, read inside the sequence): a free that finds its
- * list full gives the whole list to the depot (objcache-depot.c) in one
- * sequence, and an alloc that finds its list empty takes a batch from the
- * depot, or carves a fresh one from the cache's space
- * (objcache-space.c), keeps its first object and installs the rest as the
- * list where the list is still empty (else the depot takes it back). So
- * memory freed on one CPU and allocated on another goes round through the
- * depot, batch by batch, and what a CPU's list holds is bounded however
- * many threads run there.
+ * The SLUB seed's fast path in user space, as tcmalloc's per-CPU caches
+ * keep it: each CPU index holds a magazine of pointers to free objects (its
+ * top in per-CPU memory, the index's own cache line). A thread with rseq
+ * allocates by one restartable sequence that takes the pointer under the
+ * top and lowers it, and frees by one that stores the pointer at the top
+ * and raises it: no atomic instruction, no free object read or written
+ * (<fastcpu/objcache.h> runs both in the caller's code). A thread without
+ * one takes its CPU's upper-half index under that index's lock (lock.h):
+ * one atomic each way. A magazine found empty is traded at the depot
+ * (objcache-depot.c) for one with objects, or filled with fresh objects
+ * from the cache's space (objcache-space.c) where the depot has none; one
+ * found full, for an empty one. The trade installs the new magazine with
+ * one compare-and-store sequence (or, in the upper half, one store under
+ * the lock) and gives the old one back: objects freed on one CPU and
+ * allocated on another go round, capacity at a time, and an index never
+ * holds more than its magazine's capacity, however many threads run there.
  *
- * Every path is async-signal-safe: a sequence the signal interrupts is
- * aborted, a turn the interrupted code holds is not waited for (the
- * handler takes the depot, or fresh objects, instead).
+ * Every path is async-signal-safe. A sequence a signal interrupts is
+ * aborted. A lock the interrupted code holds is not waited for: a handler
+ * whose own thread holds the upper half's lock there, or the depot's,
+ * takes or gives its one object at the depot, else takes a fresh one or
+ * leaves the object in the depot's overflow. Another thread's lock is
+ * waited for (wait.h): never given up, so that no object is carved while
+ * free ones wait (memory would grow without bound).
  */
+#define WORD sizeof(void *)
+#define MAGAZINE_MOST 4096		/* bytes: 511 pointers of 8 */
 #define SIZE_MOST FASTCPU_OBJCACHE_MAX_SIZE
 #define ALIGN_MOST FASTCPU_OBJCACHE_MAX_ALIGN
-#define LIST_FEWEST 16
-#define BATCH_MOST 32
 
 /* Sequences the kernel aborted, for the census: proof that tests met them. */
 static unsigned long aborts;
@@ -43,10 +53,7 @@ unsigned long fastcpu_objcache_aborts(void)
 	return __atomic_load_n(&aborts, __ATOMIC_RELAXED);
 }
 
-static inline intptr_t *list_of(const struct fastcpu_objcache *cache, int index)
-{
-	return fastcpu_percpu_slot_(cache->heads, FASTCPU_PERCPU_STRIDE, (size_t)index);
-}
+/* ---- what every path shares --------------------------------------------- */
 
 /* ASan: an object is poisoned, all of it, while free. */
 static inline void poison(const struct fastcpu_objcache *cache, void *object, size_t objects)
@@ -61,7 +68,8 @@ static inline void poison(const struct fastcpu_objcache *cache, void *object, si
 static inline void *handed_out(const struct fastcpu_objcache *cache, void *object)
 {
 #ifdef FASTCPU_ASAN
-	__asan_unpoison_memory_region(object, cache->asked);
+	if (object != NULL)
+		__asan_unpoison_memory_region(object, cache->asked);
 #else
 	(void)cache;
 #endif
@@ -80,31 +88,55 @@ static inline bool known_free(const void *object)
 #endif
 }
 
-/* A chain of fresh objects, depths set; NULL without address space. */
-static void *carve(struct fastcpu_objcache *cache)
+/* A magazine of fresh objects (its top), as many as it holds and the
+ * space has; 0 without address space or memory. *held: the calling thread
+ * holds the depot (a signal handler inside its own thread's trade). */
+static uintptr_t fresh_magazine(struct fastcpu_objcache *cache, bool *held)
 {
-	size_t size = cache->space.size;
+	uintptr_t base = 0;
 	unsigned int got;
-	char *run = fastcpu_space_carve(&cache->space, cache->batch, &got);
+	char *run;
 
-	if (run == NULL)
-		return NULL;
-	poison(cache, run, got);
-	for (unsigned int i = got; i-- > 0;) {
-		char *object = run + (size_t)i * size;
-
-		fastcpu_set_word(object, 0, i + 1 < got ? (intptr_t)(object + size) : 0);
-		fastcpu_set_word(object, 1, (intptr_t)(got - i));
+	*held = !fastcpu_depot_take(&cache->depot, false, &base);
+	if (*held || base == 0)
+		return 0;
+	run = fastcpu_space_carve(&cache->space,
+				  (unsigned int)fastcpu_magazine_capacity(cache->fast.mask), &got);
+	if (run == NULL) {
+		(void)fastcpu_depot_give(&cache->depot, base);
+		return 0;
 	}
-	return run;
+	poison(cache, run, got);
+	for (unsigned int i = 0; i < got; i++)
+		((void **)base)[i] = run + (size_t)i * cache->space.size;
+	return base + got * WORD;
 }
 
-/* A chain from the depot, else a fresh one; NULL (errno ENOMEM) if none. */
-static void *take_batch(struct fastcpu_objcache *cache)
+/* A magazine for an index whose own ran empty (want_full) or full: its
+ * top, from the depot or fresh; 0 where there is none (errno ENOMEM), or
+ * where the calling thread holds the depot (*held). */
+static uintptr_t trade_for(struct fastcpu_objcache *cache, bool want_full, bool *held)
 {
-	void *chain = fastcpu_depot_pop(&cache->depot);
+	uintptr_t top = 0;
 
-	return chain != NULL ? chain : carve(cache);
+	*held = !fastcpu_depot_take(&cache->depot, want_full, &top);
+	if (!*held && top == 0 && want_full)
+		top = fresh_magazine(cache, held);
+	if (!*held && top == 0)
+		errno = ENOMEM;
+	return top;
+}
+
+/* One object where the calling thread holds the lock its path needs: the
+ * depot's, else a fresh one. */
+static void *one_object(struct fastcpu_objcache *cache)
+{
+	unsigned int got;
+	void *object = fastcpu_depot_take_one(&cache->depot);
+
+	if (object == NULL && (object = fastcpu_space_carve(&cache->space, 1, &got)) != NULL)
+		poison(cache, object, 1);
+	return object;
 }
 
 /* ---- threads that run the sequences ------------------------------------- */
@@ -115,329 +147,337 @@ static void count_abort(void)
 	__atomic_fetch_add(&aborts, 1, __ATOMIC_RELAXED);
 }
 
-/* Makes rest the list of the thread's CPU where that list is empty, else
- * gives it to the depot. */
-static void install(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *rest)
+/* The calling thread's index (its area at cpu_at), and its word; -1
+ * where the area is no longer registered (an area not registered may
+ * still hold an mm_cid). */
+static inline int index_here(const struct fastcpu_objcache *cache, const volatile int *cpu_at,
+			     const volatile int **index_at)
 {
-	int cpu, r;
-	intptr_t seen;
-
-	while ((cpu = *cpu_at) >= 0) {
-		r = fastcpu_rseq_cmpstore_(cpu_at, cpu_at, cpu, list_of(cache, cpu), 0,
-					   (intptr_t)rest, &seen, 0);
-		if (r == 0) {
-			if (seen == 0)
-				return;
-			break;
-		}
-		if (r < 0)
-			count_abort();
-	}
-	fastcpu_depot_push(&cache->depot, rest);
+	*index_at = cache->fast.by == FASTCPU_BY_CPU ? cpu_at : fastcpu_cid_word(cpu_at);
+	return *cpu_at < 0 ? -1 : **index_at;
 }
 
-/* Gives the whole list of the thread's CPU to the depot (it was full). */
-static __attribute__((noinline)) void drain(struct fastcpu_objcache *cache,
-					     const volatile int *cpu_at)
+/*
+ * Puts top on the thread's index in place of seen, its magazine found
+ * empty or full (or none), with one sequence; gives seen's magazine to the
+ * depot. Where the index moved or changed meanwhile, top goes to the depot
+ * instead, and the caller tries its own sequence again.
+ */
+static void install(struct fastcpu_objcache *cache, const volatile int *cpu_at,
+		    const volatile int *index_at, int index, intptr_t seen, uintptr_t top)
 {
-	int cpu, r;
-	intptr_t head, seen;
+	intptr_t found;
+	int r = fastcpu_rseq_cmpstore_(cpu_at, index_at, index,
+				       fastcpu_objcache_top(cache, (size_t)index),
+				       seen, (intptr_t)top, &found, 0);
 
-	while ((cpu = *cpu_at) >= 0) {
-		intptr_t *list = list_of(cache, cpu);
-
-		head = __atomic_load_n(list, __ATOMIC_RELAXED);
-		if (head == 0)
-			return;
-		/* A list whose first object is head when the sequence takes it
-		 * is whole below it: only sequences on this CPU change it. */
-		r = fastcpu_rseq_cmpstore_(cpu_at, cpu_at, cpu, list, head, 0, &seen, 0);
-		if (r == 0 && seen == head) {
-			fastcpu_depot_push(&cache->depot, (void *)head);
-			return;
-		}
-		if (r < 0)
-			count_abort();
-	}
+	if (r < 0)
+		count_abort();
+	if (r == 0 && found == seen)
+		top = (uintptr_t)seen;
+	if (top != 0)
+		(void)fastcpu_depot_give(&cache->depot, top);
 }
 
-/* An object from the list of the thread's CPU; NULL where it is empty, or
- * where the thread's area left it (its cpu_id negative). */
-static inline void *pop_here(struct fastcpu_objcache *cache, const volatile int *cpu_at)
+/* A sequence left early (empty or full) leaves the area's rseq_cs set,
+ * the one field user code owns: a path that ends without running another
+ * to its end clears it, so the caller's code may be unloaded. */
+static void forget_sequence(const volatile int *cpu_at)
 {
-	int cpu, r;
-	intptr_t head;
+	__atomic_store_n((uint64_t *)((uintptr_t)cpu_at - offsetof(struct fastcpu_rseq_abi, cpu_id) +
+				      offsetof(struct fastcpu_rseq_abi, rseq_cs)),
+			 0, __ATOMIC_RELAXED);
+}
 
-	while ((cpu = *cpu_at) >= 0) {
-		r = fastcpu_rseq_pop_(cpu_at, cpu_at, cpu, list_of(cache, cpu), 0, &head);
-		if (likely(r == 0))
-			return (void *)head;
+/* An object from the thread's index; NULL (errno ENOMEM) without one;
+ * *away: the thread's area left it (unregistered), or it holds the depot
+ * (a handler in its own thread's trade): the caller takes another way. */
+static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, bool *away)
+{
+	const volatile int *index_at;
+	intptr_t object, seen;
+	uintptr_t top;
+	int index, r;
+
+	*away = false;
+	while ((index = index_here(cache, cpu_at, &index_at)) >= 0) {
+		intptr_t *slot = fastcpu_objcache_top(cache, (size_t)index);
+
+		r = fastcpu_rseq_magazine_pop_(cpu_at, index_at, index, slot, cache->fast.mask,
+					       &object);
+		if (r == 0)
+			return (void *)object;
 		if (r < 0)
 			count_abort();
+		if (r != 2)
+			continue;
+		seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
+		top = trade_for(cache, true, away);
+		if (top == 0) {
+			forget_sequence(cpu_at);
+			return NULL;
+		}
+		install(cache, cpu_at, index_at, index, seen, top);
 	}
+	forget_sequence(cpu_at);
+	*away = true;
 	return NULL;
 }
 
-/* Pushes object on the list of the thread's CPU (emptied first where
- * full): 0; EINVAL where object is that list's first (a double free);
- * -1 where the thread's area left it. */
-static inline int push_here(struct fastcpu_objcache *cache, const volatile int *cpu_at,
-			    void *object)
+/* Object onto the thread's index: 0; else *away (as alloc_here) or
+ * ENOMEM (no memory for an empty magazine). */
+static int free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object,
+		     bool *away)
 {
-	int cpu, r;
+	const volatile int *index_at;
+	intptr_t seen;
+	uintptr_t top;
+	int index, r;
 
-	while ((cpu = *cpu_at) >= 0) {
-		intptr_t *list = list_of(cache, cpu);
+	*away = false;
+	while ((index = index_here(cache, cpu_at, &index_at)) >= 0) {
+		intptr_t *slot = fastcpu_objcache_top(cache, (size_t)index);
 
-		if (unlikely(__atomic_load_n(list, __ATOMIC_RELAXED) == (intptr_t)object))
-			return EINVAL;
-		r = fastcpu_rseq_push_bounded_(cpu_at, cpu_at, cpu, list, object, cache->limit);
-		if (likely(r == 0))
+		r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index, slot, object,
+						cache->fast.mask);
+		if (r == 0)
 			return 0;
-		if (r == 2)
-			drain(cache, cpu_at);
-		else if (r < 0)
+		if (r < 0)
 			count_abort();
+		if (r != 2)
+			continue;
+		seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
+		top = trade_for(cache, false, away);
+		if (top == 0) {
+			forget_sequence(cpu_at);
+			return *away ? 0 : ENOMEM;
+		}
+		install(cache, cpu_at, index_at, index, seen, top);
 	}
-	return -1;
+	forget_sequence(cpu_at);
+	*away = true;
+	return 0;
 }
 #else
-/* No sequences in this build: fastcpu_sequence_cpu_id() is NULL, and the
- * published word never names an area. */
-static inline void *pop_here(struct fastcpu_objcache *cache, const volatile int *cpu_at)
+/* No sequences in this build: fastcpu_sequence_cpu_id() is NULL. */
+static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, bool *away)
 {
 	(void)cache, (void)cpu_at;
+	*away = true;
 	return NULL;
 }
 
-static inline int push_here(struct fastcpu_objcache *cache, const volatile int *cpu_at,
-			    void *object)
+static int free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object,
+		     bool *away)
 {
 	(void)cache, (void)cpu_at, (void)object;
-	return -1;
-}
-
-static void install(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *rest)
-{
-	(void)cpu_at;
-	fastcpu_depot_push(&cache->depot, rest);
+	*away = true;
+	return 0;
 }
 #endif
 
 /* ---- threads that take the upper half ----------------------------------- */
 
-/* The turn of the upper half's lists of CPU cpu (turns.c), waited for
- * (wait.c) but not slept for; false where the calling thread holds a turn
- * (a signal handler interrupted it inside one) or the holder keeps it. */
-static bool take_upper_turn(int cpu)
+/*
+ * The upper half's index of the thread's CPU, under its lock: the same
+ * magazine steps in plain C, the trade with the depot under the index's
+ * lock (never the other way round: no lock waits on another). Where the
+ * calling thread holds that lock itself (a signal handler inside its own
+ * thread's step), its one object is taken or given at the depot instead.
+ */
+static void *alloc_upper(struct fastcpu_objcache *cache)
 {
-	for (unsigned int attempt = 0; attempt < FASTCPU_WAIT_SLEEPS; attempt++) {
-		if (fastcpu_turn_take((size_t)cpu))
-			return true;
-		if (fastcpu_turn_held_here())
-			return false;
-		fastcpu_wait_for_holder(attempt);
+	size_t index = (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top, mask = cache->fast.mask;
+	void *object = NULL;
+	bool held = false;
+
+	if (!fastcpu_lock_take(lock))
+		return one_object(cache);
+	top = (uintptr_t)*slot;
+	if ((top & mask) == 0) {
+		uintptr_t full = trade_for(cache, true, &held);
+
+		if (full != 0) {
+			__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
+			if (top != 0)
+				(void)fastcpu_depot_give(&cache->depot, top);
+			top = full;
+		}
 	}
-	return false;
+	if ((top & mask) != 0) {
+		object = ((void **)top)[-1];
+		__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
+	}
+	fastcpu_lock_give(lock);
+	return object != NULL || !held ? object : one_object(cache);
 }
 
-static void *pop_upper(struct fastcpu_objcache *cache)
+static int free_upper(struct fastcpu_objcache *cache, void *object)
 {
-	int cpu = fastcpu_upper_cpu();
-	intptr_t *list = list_of(cache, fastcpu_upper_index(cpu));
-	void *object = NULL, *rest;
+	size_t index = (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top, mask = cache->fast.mask;
+	bool held = false;
 
-	if (take_upper_turn(cpu)) {
-		object = (void *)*list;
-		if (object != NULL)
-			*list = fastcpu_word(object, 0);
-		fastcpu_turn_give((size_t)cpu);
-		if (object != NULL)
-			return object;
+	if (!fastcpu_lock_take(lock))
+		return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
+	top = (uintptr_t)*slot;
+	if (top == 0 || ((top + WORD) & mask) == 0) {
+		uintptr_t empty = trade_for(cache, false, &held);
+
+		if (empty != 0) {
+			__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
+			if (top != 0)
+				(void)fastcpu_depot_give(&cache->depot, top);
+			top = empty;
+		}
 	}
-	object = take_batch(cache);
-	if (object == NULL || (rest = (void *)fastcpu_word(object, 0)) == NULL)
-		return object;
-	if (take_upper_turn(cpu)) {
-		if (*list == 0) {
-			*list = (intptr_t)rest;
-			rest = NULL;
-		}
-		fastcpu_turn_give((size_t)cpu);
+	if (top != 0 && ((top + WORD) & mask) != 0) {
+		*(void **)top = object;
+		__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
+		object = NULL;
 	}
-	if (rest != NULL)
-		fastcpu_depot_push(&cache->depot, rest);
-	return object;
-}
-
-/* As push_here, under the turn; to the depot, a batch of one, where the
- * turn is not had. */
-static int push_upper(struct fastcpu_objcache *cache, void *object)
-{
-	int cpu = fastcpu_upper_cpu();
-	intptr_t *list = list_of(cache, fastcpu_upper_index(cpu));
-	void *head = NULL;
-
-	if (take_upper_turn(cpu)) {
-		head = (void *)*list;
-		if (unlikely(head == object)) {
-			fastcpu_turn_give((size_t)cpu);
-			return EINVAL;
-		}
-		if (head != NULL && fastcpu_word(head, 1) >= cache->limit) {
-			/* Off the list before the depot has it: a fork child
-			 * (turns free there) loses the batch, not gets it twice. */
-			__atomic_store_n(list, 0, __ATOMIC_RELAXED);
-			fastcpu_depot_push(&cache->depot, head);
-			head = NULL;
-		}
-		fastcpu_set_word(object, 0, (intptr_t)head);
-		fastcpu_set_word(object, 1, fastcpu_depth_below(head));
-		*list = (intptr_t)object;
-		fastcpu_turn_give((size_t)cpu);
+	fastcpu_lock_give(lock);
+	if (object == NULL)
 		return 0;
-	}
-	fastcpu_set_word(object, 0, 0);
-	fastcpu_set_word(object, 1, 1);
-	fastcpu_depot_push(&cache->depot, object);
-	return 0;
+	return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
 }
 
 /* ---- the entry points --------------------------------------------------- */
 
 /*
- * Each entry point's first part is the fast path of a thread whose area is
- * at the published offset (fastcpu_offsets.percpu: every thread of a
- * process where glibc or the library registers): one sequence on its CPU's
- * list. Everything else (a thread not attached yet, without an area, the
- * list empty or full, an abort) goes out of line, where the thread's own
- * pointer decides.
+ * What a program calls out of line (<fastcpu/objcache.h> inline does the
+ * common case in its code first): the thread's area found through its own
+ * pointer (it attaches), then the sequence, the trade, or the upper half.
  */
-static __attribute__((noinline)) void *alloc_slow(struct fastcpu_objcache *cache)
+FASTCPU_EXPORT void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache)
 {
-	void *object = NULL, *rest;
+	const volatile int *cpu_at;
+	void *object = NULL;
+	bool away = true;
 
 	if (cache == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	const volatile int *cpu_at = fastcpu_sequence_cpu_id();
-
-	if (cpu_at != NULL && (object = pop_here(cache, cpu_at)) == NULL && *cpu_at >= 0) {
-		object = take_batch(cache);
-		if (object != NULL && (rest = (void *)fastcpu_word(object, 0)) != NULL)
-			install(cache, cpu_at, rest);
-	}
-	if (object == NULL && (cpu_at == NULL || *cpu_at < 0))
-		object = pop_upper(cache);
-	return object != NULL ? handed_out(cache, object) : NULL;
+	cpu_at = fastcpu_sequence_cpu_id();
+	if (cpu_at != NULL)
+		object = alloc_here(cache, cpu_at, &away);
+	if (object == NULL && away)
+		object = cpu_at == NULL || *cpu_at < 0 ? alloc_upper(cache) : one_object(cache);
+	if (object == NULL)
+		errno = ENOMEM;
+	return handed_out(cache, object);
 }
 
-FASTCPU_EXPORT void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache)
-{
-	void *object;
-
-	if (likely(cache != NULL) &&
-	    likely((object = pop_here(cache, fastcpu_published_word(&fastcpu_offsets.percpu))) != NULL))
-		return handed_out(cache, object);
-	return alloc_slow(cache);
-}
-
-/* Whether object is one of the cache's (its space's regions, in line),
- * and not free where that shows (ASan). */
+/* Whether object is one of the cache's: its space's, at a multiple of the
+ * size, and not free where that shows (ASan). */
 static inline bool valid(const struct fastcpu_objcache *cache, const void *object)
 {
-	return cache != NULL && fastcpu_space_holds(&cache->space, object) && !known_free(object);
-}
-
-/* Frees a valid object, poisoned. */
-static __attribute__((noinline)) void free_valid(struct fastcpu_objcache *cache, void *object)
-{
-	const volatile int *cpu_at = fastcpu_sequence_cpu_id();
-	int r = cpu_at != NULL ? push_here(cache, cpu_at, object) : -1;
-
-	if (r < 0)
-		r = push_upper(cache, object);
-	if (r != 0)
-		errno = r;
-}
-
-static __attribute__((noinline)) void free_slow(struct fastcpu_objcache *cache, void *object)
-{
-	if (object == NULL)
-		return;
-	if (!valid(cache, object)) {
-		errno = EINVAL;
-		return;
-	}
-	poison(cache, object, 1);
-	free_valid(cache, object);
+	return fastcpu_space_holds(&cache->space, object) && !known_free(object);
 }
 
 FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object)
 {
-	int r;
+	const volatile int *cpu_at;
+	bool away = true;
+	int err = 0;
 
-	if (unlikely(object == NULL || !valid(cache, object)))
-		return free_slow(cache, object);
-	poison(cache, object, 1);
-	r = push_here(cache, fastcpu_published_word(&fastcpu_offsets.percpu), object);
-	if (likely(r == 0))
+	if (object == NULL)
 		return;
-	if (r > 0)
-		errno = r;
-	else
-		free_valid(cache, object);
+	if (cache == NULL || !valid(cache, object)) {
+		errno = EINVAL;
+		return;
+	}
+	poison(cache, object, 1);
+	cpu_at = fastcpu_sequence_cpu_id();
+	if (cpu_at != NULL)
+		err = free_here(cache, cpu_at, object, &away);
+	if (err == 0 && away)
+		err = cpu_at == NULL || *cpu_at < 0 ? free_upper(cache, object) :
+		      fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
+	if (err != 0)
+		errno = err;
 }
 
-/* The largest power of two dividing size, at most 16 (malloc's), at least
- * a pointer's. */
+/* The largest power of two dividing size, at most 16 (malloc's), at least 1. */
 static size_t natural_align(size_t size)
 {
 	size_t align = size & -size;
 
-	if (align > 16)
-		align = 16;
-	return align < sizeof(void *) ? sizeof(void *) : align;
+	return align > 16 ? 16 : align;
 }
 
-FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new(size_t size, size_t align)
+/* A magazine's bytes: the largest power of two whose capacity (its words
+ * less one) holds at most FASTCPU_OBJCACHE_CPU_BYTES of objects, and one
+ * object at least; MAGAZINE_MOST at most. */
+static size_t magazine_bytes(size_t size)
+{
+	size_t objects = FASTCPU_OBJCACHE_CPU_BYTES / size, bytes = 2 * WORD;
+
+	while (2 * bytes <= MAGAZINE_MOST && 2 * bytes / WORD - 1 <= objects)
+		bytes *= 2;
+	return bytes;
+}
+
+/* The public layout's stride arithmetic, in a pointer's width. */
+static void stride_words(struct fastcpu_objcache *cache)
+{
+	uintptr_t odd = cache->space.size >> cache->space.shift;
+
+	cache->fast.shift = cache->space.shift;
+	cache->fast.inverse = (uintptr_t)cache->space.inverse;
+	cache->fast.most = UINTPTR_MAX / odd;
+}
+
+FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
+								   unsigned int layout)
 {
 	struct fastcpu_objcache *cache;
-	size_t rounded;
+	size_t stride, bytes;
 	int saved = errno;
 
-	if (size == 0 || size > SIZE_MOST || (align & (align - 1)) != 0 || align > ALIGN_MOST) {
+	if (size == 0 || size > SIZE_MOST || (align & (align - 1)) != 0 || align > ALIGN_MOST ||
+	    layout != FASTCPU_OBJCACHE_LAYOUT_) {
 		errno = EINVAL;
 		return NULL;
 	}
 	if (align == 0)
 		align = natural_align(size);
-	if (align < sizeof(void *))
-		align = sizeof(void *);
-	rounded = size < 2 * sizeof(void *) ? 2 * sizeof(void *) : size;
-	rounded = (rounded + align - 1) & ~(align - 1);
+	stride = (size + align - 1) & ~(align - 1);
+	bytes = magazine_bytes(stride);
 	cache = mmap(NULL, sizeof(*cache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		     -1, 0);
 	if (cache == MAP_FAILED) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	cache->heads = fastcpu_percpu_zalloc(sizeof(intptr_t));
-	if (cache->heads == NULL) {
+	cache->fast.tops = fastcpu_percpu_zalloc(16);	/* a top and a 64-bit lock */
+	cache->fast.mask = bytes - 1;
+	cache->fast.by = FASTCPU_BY_CID;
+	cache->asked = size;
+	fastcpu_depot_init(&cache->depot, cache->fast.mask);
+	if (cache->fast.tops == NULL ||
+	    fastcpu_space_init(&cache->space, stride, fastcpu_magazine_capacity(bytes - 1) * stride,
+			       &cache->fast.low, &cache->fast.carved) != 0) {
+		fastcpu_percpu_free(cache->fast.tops);
 		munmap(cache, sizeof(*cache));
 		errno = ENOMEM;
 		return NULL;
 	}
-	cache->asked = size;
-	cache->limit = FASTCPU_OBJCACHE_CPU_BYTES / rounded;
-	if (cache->limit < LIST_FEWEST)
-		cache->limit = LIST_FEWEST;
-	cache->batch = cache->limit < BATCH_MOST ? (unsigned int)cache->limit : BATCH_MOST;
-	fastcpu_depot_init(&cache->depot);
-	fastcpu_space_init(&cache->space, rounded);
+	stride_words(cache);
 	errno = saved;
 	return cache;
+}
+
+/* FASTCPU_1.3's programs of 0.4, which call alloc and free out of line. */
+FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new(size_t size, size_t align)
+{
+	return fastcpu_objcache_new_layout_(size, align, FASTCPU_OBJCACHE_LAYOUT_);
 }
 
 FASTCPU_EXPORT void fastcpu_objcache_destroy(struct fastcpu_objcache *cache)
@@ -445,6 +485,7 @@ FASTCPU_EXPORT void fastcpu_objcache_destroy(struct fastcpu_objcache *cache)
 	if (cache == NULL)
 		return;
 	fastcpu_space_release(&cache->space);
-	fastcpu_percpu_free(cache->heads);
+	fastcpu_depot_release(&cache->depot);
+	fastcpu_percpu_free(cache->fast.tops);
 	munmap(cache, sizeof(*cache));
 }

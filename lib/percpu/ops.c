@@ -2,7 +2,6 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* lib/percpu.c: the per-CPU operations out of line. */
 
-#include <sched.h>
 
 #include "cpu-id.h"
 #include "program-area.h"
@@ -112,27 +111,20 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
 }
 
 /*
- * The upper half's pop (turns.c says why pops take turns): the slot of
- * the thread's CPU, NULL where its list is empty. Where that slot's turn is
- * taken (its holder preempted inside a pop), a node from another CPU's
- * slot of the upper half will do, where one has any; else the pop yields
- * and tries again, a few times (a real-time caller that preempted the
- * holder could wait for it for ever), then says NULL. A signal handler
- * that interrupted its own thread's pop says so at once.
+ * The upper half's pop. Pops of one slot there take turns (lock.h): a pop
+ * by compare-and-swap alone could take a node that another pop took and
+ * pushed back meanwhile, with a stale next (ABA). The slot is the thread's
+ * CPU's, and NULL says its list is empty. Where another thread holds that
+ * slot's turn (preempted inside its few instructions), a node of another
+ * CPU's slot will do, where one has any and its turn is free; else the pop
+ * waits for the turn. A signal handler whose own thread holds the turn
+ * takes another slot's node, or says NULL at once.
  */
-#define POP_YIELDS 16
-
-/* The first node of the upper half's slot of CPU cpu into *node (NULL
- * where the list is empty), taken in its turn; false where the turn was
- * taken. */
-static bool pop_slot(void *base, size_t stride, size_t next_offset, size_t cpu, void **node)
+static void *pop_in_turn(void *base, size_t stride, size_t next_offset, size_t cpu)
 {
 	intptr_t *slot = fastcpu_percpu_slot_(base, stride, (size_t)fastcpu_upper_index((int)cpu));
-	intptr_t head;
+	intptr_t head = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 
-	if (!fastcpu_turn_take(cpu))
-		return false;
-	head = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 	while (head != 0) {
 		intptr_t next = *(intptr_t *)(void *)((char *)head + next_offset);
 
@@ -140,28 +132,29 @@ static bool pop_slot(void *base, size_t stride, size_t next_offset, size_t cpu, 
 						__ATOMIC_ACQUIRE))
 			break;
 	}
-	fastcpu_turn_give(cpu);
-	*node = (void *)head;
-	return true;
+	fastcpu_lock_give(fastcpu_turn(cpu));
+	return (void *)head;
 }
 
 static void *pop_upper(void *base, size_t stride, size_t next_offset)
 {
 	size_t n = (size_t)fastcpu_possible_cpus();
-	size_t own = upper_slot() - n;
+	size_t own = (size_t)fastcpu_upper_cpu();
+	enum fastcpu_lock_try r = fastcpu_lock_try(fastcpu_turn(own));
 	void *node;
 
-	for (int attempt = 0; attempt <= POP_YIELDS; attempt++) {
-		if (pop_slot(base, stride, next_offset, own, &node))
+	if (r == FASTCPU_LOCK_TAKEN)
+		return pop_in_turn(base, stride, next_offset, own);
+	for (size_t k = 1; k < n; k++) {
+		size_t other = (own + k) % n;
+
+		if (fastcpu_lock_try(fastcpu_turn(other)) == FASTCPU_LOCK_TAKEN &&
+		    (node = pop_in_turn(base, stride, next_offset, other)) != NULL)
 			return node;
-		for (size_t k = 1; k < n; k++)
-			if (pop_slot(base, stride, next_offset, (own + k) % n, &node) && node != NULL)
-				return node;
-		if (fastcpu_turn_held_here())
-			break;
-		sched_yield();
 	}
-	return NULL;
+	if (r == FASTCPU_LOCK_HELD_HERE || !fastcpu_lock_take(fastcpu_turn(own)))
+		return NULL;
+	return pop_in_turn(base, stride, next_offset, own);
 }
 
 FASTCPU_EXPORT void *fastcpu_percpu_pop_out_of_line(void *base, size_t stride,

@@ -6,16 +6,17 @@
 #include <sched.h>
 #include <time.h>
 
-#include "wing.h"
+#include "internal.h"
+#include "wait.h"
 
 /*
  * For what another thread holds for a few instructions (a per-CPU lock, a
  * turn): a short spin for a holder running on another CPU, then this CPU
  * given up (the holder is most often preempted on this one), then sleeps
  * from 1 us doubling to 1 ms: a SCHED_FIFO waiter yields only to threads
- * of its own priority, and only its sleep lets a lower one run. A waiter
- * that can do something else instead stops before the sleeps.
- * Async-signal-safe; errno kept.
+ * of its own priority, and only its sleep lets a lower one run. The one way
+ * the wing waits: for a lock (lock.c) and for a per-CPU lock (ops.c), never
+ * giving up. Async-signal-safe; errno kept.
  */
 void fastcpu_wait_for_holder(unsigned int attempt)
 {

@@ -8,8 +8,8 @@
 /*
  * The per-CPU data wing: everything of lib/percpu/ takes from the core
  * (lib/) what a thread reads and what answers it without rseq, and from
- * here what the wing shares: the upper half's CPU, waiting for a holder,
- * the turns. The core never calls the wing.
+ * here what the wing shares: the upper half's CPU, its locks, waiting for
+ * a holder. The core never calls the wing.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,22 +19,21 @@
 #include "cid.h"
 #include "internal.h"
 #include "kernel.h"
+#include "lock.h"
 #include "upper.h"
+#include "wait.h"
 
-/* One step of waiting for what another thread holds (wait.c), attempt
- * counting from 0: spins, then yields, then sleeps from this attempt on. */
-#define FASTCPU_WAIT_SPINS 64
-#define FASTCPU_WAIT_YIELDS 16
-#define FASTCPU_WAIT_SLEEPS (FASTCPU_WAIT_SPINS + FASTCPU_WAIT_YIELDS)
-void fastcpu_wait_for_holder(unsigned int attempt);
-
-/* Turns for the pops of the upper half's lists, one per CPU index
- * (turns.c): taking one never waits; a fork child finds them all free but
- * one its own thread held. */
-bool fastcpu_turn_take(size_t cpu);
-void fastcpu_turn_give(size_t cpu);
-/* Whether the calling thread holds a turn (a signal handler interrupted
- * its pop). */
-bool fastcpu_turn_held_here(void);
+/* Whether this build runs under AddressSanitizer: the object cache keeps a
+ * free object poisoned, all of it, from its free to its next alloc. */
+#if defined(__SANITIZE_ADDRESS__)
+# define FASTCPU_ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define FASTCPU_ASAN 1
+# endif
+#endif
+#ifdef FASTCPU_ASAN
+# include <sanitizer/asan_interface.h>
+#endif
 
 #endif /* FASTCPU_PERCPU_WING_H */

@@ -79,7 +79,8 @@ int main(void)
 	 * respawned process may be asked to run. */
 	Suite *all[] = {
 		suite_answers(), suite_backends(), suite_faults(), suite_reliability(),
-		suite_host(), suite_fastpath(), suite_percpu(), suite_memory(),
+		suite_host(), suite_fastpath(), suite_percpu(), suite_memory(), suite_objcache(),
+		suite_objcache_bounds(),
 	};
 	size_t count = sizeof(all) / sizeof(all[0]), left_count = 0;
 	Suite *left[sizeof(all) / sizeof(all[0])];

@@ -112,5 +112,7 @@ Suite *suite_host(void);
 Suite *suite_fastpath(void);
 Suite *suite_percpu(void);
 Suite *suite_memory(void);
+Suite *suite_objcache(void);
+Suite *suite_objcache_bounds(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

@@ -19,7 +19,8 @@ void *signature_probe(void *base, void *node)
 	fastcpu_percpu_push(base, 64, FASTCPU_BY_CID, node, 0);
 	slot = fastcpu_percpu_lock(base, 64, FASTCPU_BY_CPU);
 	fastcpu_percpu_unlock(base, 64, slot);
-	/* The object cache's push (lib/objcache.c), on any words. */
-	(void)fastcpu_rseq_push_bounded_(base, base, 0, base, node, 16);
+	/* The object cache's magazine sequences, on any words. */
+	(void)fastcpu_rseq_magazine_push_(base, base, 0, base, node, 4095);
+	(void)fastcpu_rseq_magazine_pop_(base, base, 0, base, 4095, node);
 	return fastcpu_percpu_pop(base, 64, FASTCPU_BY_CPU, 0);
 }

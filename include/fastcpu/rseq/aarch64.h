@@ -90,25 +90,43 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
-static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
-						 const volatile int *index_at, int index,
-						 intptr_t *slot, intptr_t *node, intptr_t limit)
+static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
+						  const volatile int *index_at, int index,
+						  intptr_t *slot, uintptr_t mask, intptr_t *seen)
 {
 	__asm__ goto(FASTCPU_A64_SEQUENCE_(
 			"ldr x17, [%[slot]]\n\t"
-			"cbz x17, 6f\n\t"
-			"ldr x17, [x17, #8]\n\t"
-			"cmp x17, %[limit]\n\t"
-			"b.hs %l[full]\n"
-			"6:\n\tadd x17, x17, #1\n\t"
-			"str x17, [%[node], #8]\n\t"
+			"tst x17, %[mask]\n\t"
+			"b.eq %l[empty]\n\t"
+			"ldur x16, [x17, #-8]\n\t"
+			"str x16, [%[seen]]\n\t"
+			"sub x17, x17, #8\n\t"
+			"str x17, [%[slot]]\n")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] "r"(index), [slot] "r"(slot), [mask] "r"(mask),
+		       [seen] "r"(seen)
+		     : "memory", "cc", "x16", "x17"
+		     : aborted, moved, empty);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
+}
+
+static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
+						   const volatile int *index_at, int index,
+						   intptr_t *slot, void *node, uintptr_t mask)
+{
+	__asm__ goto(FASTCPU_A64_SEQUENCE_(
 			"ldr x17, [%[slot]]\n\t"
-			"str x17, [%[node]]\n\t"
-			"str %[node], [%[slot]]\n")
+			"cbz x17, %l[full]\n\t"
+			"add x17, x17, #8\n\t"
+			"tst x17, %[mask]\n\t"
+			"b.eq %l[full]\n\t"
+			"stur %[node], [x17, #-8]\n\t"
+			"str x17, [%[slot]]\n")
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
 		       [index] "r"(index), [slot] "r"(slot), [node] "r"(node),
-		       [limit] "r"(limit)
+		       [mask] "r"(mask)
 		     : "memory", "cc", "x16", "x17"
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);

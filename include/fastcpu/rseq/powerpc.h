@@ -95,27 +95,46 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
-static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
-						 const volatile int *index_at, int index,
-						 intptr_t *slot, intptr_t *node, intptr_t limit)
+static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
+						  const volatile int *index_at, int index,
+						  intptr_t *slot, uintptr_t mask, intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
+			"ld %%r11, 0(%[slot])\n\t"
+			"and. %%r10, %%r11, %[mask]\n\t"
+			"bne+ 7f\n\t"
+			"b %l[empty]\n"
+			"7:\n\tld %%r10, -8(%%r11)\n\t"
+			"std %%r10, 0(%[seen])\n\t"
+			"addi %%r11, %%r11, -8\n\t"
+			"std %%r11, 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
+		       [index] "r"(index), [slot] "b"(slot), [mask] "r"(mask),
+		       [seen] "b"(seen)
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"
+		     : aborted, moved, empty);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
+}
+
+static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
+						   const volatile int *index_at, int index,
+						   intptr_t *slot, void *node, uintptr_t mask)
 {
 	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
 			"ld %%r11, 0(%[slot])\n\t"
 			"cmpdi %%r11, 0\n\t"
-			"beq- 7f\n\t"
-			"ld %%r11, 8(%%r11)\n\t"
-			"cmpld %%r11, %[limit]\n\t"
-			"blt+ 7f\n\t"
-			"b %l[full]\n"
-			"7:\n\taddi %%r11, %%r11, 1\n\t"
-			"std %%r11, 8(%[node])\n\t"
-			"ld %%r11, 0(%[slot])\n\t"
-			"std %%r11, 0(%[node])\n\t"
-			"std %[node], 0(%[slot])\n", "")
+			"beq- 8f\n\t"
+			"addi %%r11, %%r11, 8\n\t"
+			"and. %%r10, %%r11, %[mask]\n\t"
+			"bne+ 7f\n"
+			"8:\n\tb %l[full]\n"
+			"7:\n\tstd %[node], -8(%%r11)\n\t"
+			"std %%r11, 0(%[slot])\n", "")
 		     : /* no outputs */
 		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
-		       [index] "r"(index), [slot] "b"(slot), [node] "b"(node),
-		       [limit] "r"(limit)
+		       [index] "r"(index), [slot] "b"(slot), [node] "r"(node),
+		       [mask] "r"(mask)
 		     : "memory", "cr0", "r9", "r10", "r11", "lr"
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);

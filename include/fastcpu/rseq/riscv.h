@@ -88,25 +88,45 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
-static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
-						 const volatile int *index_at, int index,
-						 intptr_t *slot, intptr_t *node, intptr_t limit)
+static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
+						  const volatile int *index_at, int index,
+						  intptr_t *slot, uintptr_t mask, intptr_t *seen)
 {
 	__asm__ goto(FASTCPU_RV_SEQUENCE_(
 			"ld t1, 0(%[slot])\n\t"
-			"beqz t1, 7f\n\t"
-			"ld t1, 8(t1)\n\t"
-			"bltu t1, %[limit], 7f\n\t"
-			"j %l[full]\n"
-			"7:\n\taddi t1, t1, 1\n\t"
-			"sd t1, 8(%[node])\n\t"
+			"and t0, t1, %[mask]\n\t"
+			"bnez t0, 7f\n\t"
+			"j %l[empty]\n"
+			"7:\n\tld t0, -8(t1)\n\t"
+			"sd t0, 0(%[seen])\n\t"
+			"addi t1, t1, -8\n\t"
+			"sd t1, 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] "r"(index), [slot] "r"(slot), [mask] "r"(mask),
+		       [seen] "r"(seen)
+		     : "memory", "t0", "t1"
+		     : aborted, moved, empty);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
+}
+
+static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
+						   const volatile int *index_at, int index,
+						   intptr_t *slot, void *node, uintptr_t mask)
+{
+	__asm__ goto(FASTCPU_RV_SEQUENCE_(
 			"ld t1, 0(%[slot])\n\t"
-			"sd t1, 0(%[node])\n\t"
-			"sd %[node], 0(%[slot])\n", "")
+			"beqz t1, 8f\n\t"
+			"addi t1, t1, 8\n\t"
+			"and t0, t1, %[mask]\n\t"
+			"bnez t0, 7f\n"
+			"8:\n\tj %l[full]\n"
+			"7:\n\tsd %[node], -8(t1)\n\t"
+			"sd t1, 0(%[slot])\n", "")
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
 		       [index] "r"(index), [slot] "r"(slot), [node] "r"(node),
-		       [limit] "r"(limit)
+		       [mask] "r"(mask)
 		     : "memory", "t0", "t1"
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);

@@ -81,26 +81,46 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
-static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
-						 const volatile int *index_at, int index,
-						 intptr_t *slot, intptr_t *node, intptr_t limit)
+static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
+						  const volatile int *index_at, int index,
+						  intptr_t *slot, uintptr_t mask, intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_S390_SEQUENCE_(
+			"lg %%r1, 0(%[slot])\n\t"
+			"lgr %%r0, %%r1\n\t"
+			"ngr %%r0, %[mask]\n\t"
+			"jgz %l[empty]\n\t"
+			"lg %%r0, -8(%%r1)\n\t"
+			"stg %%r0, 0(%[seen])\n\t"
+			"aghi %%r1, -8\n\t"
+			"stg %%r1, 0(%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
+		       [index] "d"(index), [slot] "a"(slot), [mask] "d"(mask),
+		       [seen] "a"(seen)
+		     : "memory", "cc", "r0", "r1"
+		     : aborted, moved, empty);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
+}
+
+static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
+						   const volatile int *index_at, int index,
+						   intptr_t *slot, void *node, uintptr_t mask)
 {
 	__asm__ goto(FASTCPU_S390_SEQUENCE_(
 			"lg %%r1, 0(%[slot])\n\t"
 			"ltgr %%r1, %%r1\n\t"
-			"jz 6f\n\t"
-			"lg %%r1, 8(%%r1)\n\t"
-			"clgr %%r1, %[limit]\n\t"
-			"jgnl %l[full]\n"
-			"6:\n\taghi %%r1, 1\n\t"
-			"stg %%r1, 8(%[node])\n\t"
-			"lg %%r1, 0(%[slot])\n\t"
-			"stg %%r1, 0(%[node])\n\t"
-			"stg %[node], 0(%[slot])\n")
+			"jgz %l[full]\n\t"
+			"aghi %%r1, 8\n\t"
+			"lgr %%r0, %%r1\n\t"
+			"ngr %%r0, %[mask]\n\t"
+			"jgz %l[full]\n\t"
+			"stg %[node], -8(%%r1)\n\t"
+			"stg %%r1, 0(%[slot])\n")
 		     : /* no outputs */
 		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
-		       [index] "d"(index), [slot] "a"(slot), [node] "a"(node),
-		       [limit] "d"(limit)
+		       [index] "d"(index), [slot] "a"(slot), [node] "d"(node),
+		       [mask] "d"(mask)
 		     : "memory", "cc", "r0", "r1"
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);

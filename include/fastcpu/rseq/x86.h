@@ -141,28 +141,46 @@ static __inline__ int fastcpu_rseq_pop_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
-static __inline__ int fastcpu_rseq_push_bounded_(const volatile int *cpu_at,
-						 const volatile int *index_at, int index,
-						 intptr_t *slot, intptr_t *node, intptr_t limit)
+static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
+						  const volatile int *index_at, int index,
+						  intptr_t *slot, uintptr_t mask, intptr_t *seen)
+{
+	__asm__ goto(FASTCPU_X86_SEQUENCE_(
+			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
+			"test" FASTCPU_X86_W_ " %[mask], " FASTCPU_X86_CX_ "\n\t"
+			"jz %l[empty]\n\t"
+			"mov" FASTCPU_X86_W_ " -" FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_)
+			"(" FASTCPU_X86_CX_ "), " FASTCPU_X86_CX_ "\n\t"
+			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", (%[seen])\n\t"
+			"sub" FASTCPU_X86_W_ " $" FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_) ", (%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
+		       [mask] FASTCPU_X86_SOURCE_(mask), [seen] "r"(seen)
+		     : "memory", "cc", "ecx"
+		     : aborted, moved, empty);
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
+}
+
+static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
+						   const volatile int *index_at, int index,
+						   intptr_t *slot, void *node, uintptr_t mask)
 {
 	__asm__ goto(FASTCPU_X86_SEQUENCE_(
 			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
 			"test" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", " FASTCPU_X86_CX_ "\n\t"
-			"jz 6f\n\t"
-			"mov" FASTCPU_X86_W_ " " FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_)
-			"(" FASTCPU_X86_CX_ "), " FASTCPU_X86_CX_ "\n\t"
-			"cmp" FASTCPU_X86_W_ " %[limit], " FASTCPU_X86_CX_ "\n\t"
-			"jae %l[full]\n"
-			"6:\n\tinc" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ "\n\t"
-			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", "
-			FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_) "(%[node])\n\t"
-			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
-			"mov" FASTCPU_X86_W_ " " FASTCPU_X86_CX_ ", (%[node])\n\t"
-			"mov" FASTCPU_X86_W_ " %[node], (%[slot])\n")
+			"jz %l[full]\n\t"
+			"lea " FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_) "(" FASTCPU_X86_CX_ "), "
+			FASTCPU_X86_CX_ "\n\t"
+			"test" FASTCPU_X86_W_ " %[mask], " FASTCPU_X86_CX_ "\n\t"
+			"jz %l[full]\n\t"
+			"mov" FASTCPU_X86_W_ " %[node], -" FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_)
+			"(" FASTCPU_X86_CX_ ")\n\t"
+			"add" FASTCPU_X86_W_ " $" FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_) ", (%[slot])\n")
 		     : /* no outputs */
 		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
 		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
-		       [node] "r"(node), [limit] FASTCPU_X86_SOURCE_(limit)
+		       [node] "r"(node), [mask] FASTCPU_X86_SOURCE_(mask)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);

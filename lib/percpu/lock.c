@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/percpu/lock.c: the wing's locks: a word that names its holder. */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "arch.h"
+#include "internal.h"
+#include "lock.h"
+#include "once.h"
+#include "wait.h"
+
+/*
+ * A token: the thread pointer in the low 56 bits (every Linux user address
+ * fits), the process image in the high 8. The image changes in a fork child
+ * (its handler is registered at load, before a program can register one
+ * that uses the wing in its child). A lock taken in another image was taken
+ * by a thread the child does not have, unless the token's thread pointer is
+ * the child's own: the forking thread's, which held it itself (a fork in a
+ * signal handler that interrupted its holding). 256 images round: a lock
+ * nobody took since 256 generations of forks back would read as taken.
+ */
+#define POINTER_BITS 56
+#define POINTER_MASK (((uint64_t)1 << POINTER_BITS) - 1)
+
+static uint64_t image;
+
+static uint64_t thread_bits(void)
+{
+	return (uint64_t)(uintptr_t)fastcpu_arch_thread_pointer() & POINTER_MASK;
+}
+
+static uint64_t my_token(void)
+{
+	return thread_bits() | __atomic_load_n(&image, __ATOMIC_RELAXED) << POINTER_BITS;
+}
+
+enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word)
+{
+	uint64_t mine = my_token(), seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+
+	for (;;) {
+		if (seen != 0 && (seen & POINTER_MASK) == (mine & POINTER_MASK))
+			return FASTCPU_LOCK_HELD_HERE;
+		if (seen != 0 && seen >> POINTER_BITS == mine >> POINTER_BITS)
+			return FASTCPU_LOCK_BUSY;
+		if (__atomic_compare_exchange_n(word, &seen, mine, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return FASTCPU_LOCK_TAKEN;
+	}
+}
+
+bool fastcpu_lock_take(uint64_t *word)
+{
+	for (unsigned int attempt = 0;; attempt++) {
+		enum fastcpu_lock_try r = fastcpu_lock_try(word);
+
+		if (r != FASTCPU_LOCK_BUSY)
+			return r == FASTCPU_LOCK_TAKEN;
+		fastcpu_wait_for_holder(attempt);
+	}
+}
+
+void fastcpu_lock_give(uint64_t *word)
+{
+	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- the upper half's pop turns ----------------------------------------- */
+
+#define TURNS 1024
+
+struct turn {
+	uint64_t word;
+} __attribute__((aligned(64)));
+
+static struct turn *turns;	/* TURNS of them, or &lone; NULL until needed */
+static struct turn lone;
+
+/* Mapped once a process, out of the way of the taking; where the mapping
+ * fails, one turn serves every CPU. */
+static __attribute__((noinline, cold)) struct turn *mapped(void)
+{
+	int saved = errno;
+	void *m = mmap(NULL, TURNS * sizeof(struct turn), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct turn *mine = m == MAP_FAILED ? &lone : m, *kept;
+
+	kept = fastcpu_once_offer(&turns, mine);
+	if (kept != mine && mine != &lone)
+		munmap(m, TURNS * sizeof(struct turn));
+	errno = saved;
+	return kept;
+}
+
+uint64_t *fastcpu_turn(size_t cpu)
+{
+	struct turn *all = __atomic_load_n(&turns, __ATOMIC_ACQUIRE);
+
+	if (unlikely(all == NULL))
+		all = mapped();
+	return all == &lone ? &lone.word : &all[cpu % TURNS].word;
+}
+
+static void new_image(void)
+{
+	__atomic_store_n(&image, (image + 1) & 0xff, __ATOMIC_RELAXED);
+}
+
+/* At load: before any thread forks, and before a program registers fork
+ * handlers of its own that use the wing in a child (they run after this). */
+__attribute__((constructor)) static void at_load(void)
+{
+	(void)pthread_atfork(NULL, NULL, new_image);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
+/* lib/percpu/objcache-space.h: the address space an object cache's objects are carved from. */
+
+#ifndef FASTCPU_PERCPU_OBJCACHE_SPACE_H
+#define FASTCPU_PERCPU_OBJCACHE_SPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Objects are carved from ranges of address space, the first reserved when
+ * the cache is made and every other when the last is used up: each as
+ * large as the process may map (FASTCPU_SPACE_RANGE_BYTES, halved until a
+ * reservation succeeds, down to one magazine's objects), so that almost
+ * every object lies in the first range, where one subtraction and a
+ * compare tell an object of the cache from any other pointer (the public
+ * layout's low and carved, which the space keeps), and ENOMEM means the
+ * address space is used up. A range is reserved inaccessible and made
+ * writable as it is carved: reserving costs no memory, and a process under
+ * strict overcommit is charged only for what it carved. Async-signal-safe
+ * but init and release.
+ */
+#define FASTCPU_SPACE_RANGES 64
+#define FASTCPU_SPACE_RANGE_BYTES ((size_t)1 << 30)
+
+struct fastcpu_space {
+	size_t size;			/* an object's bytes: odd << shift */
+	size_t least;			/* the smallest range worth reserving */
+	unsigned int shift;
+	uint64_t inverse, most;		/* odd's inverse modulo 2^64, UINT64_MAX / odd */
+	uintptr_t *low, *carved;	/* the first range's, where the inline free reads them */
+	struct fastcpu_range {
+		/* Its base, page-aligned, with the log2 of its bytes in the
+		 * low bits: one word that whoever reserves it first publishes;
+		 * 0 until then. */
+		uintptr_t reserved;
+		size_t carved;		/* given out, from base */
+		size_t writable;	/* made writable, from base */
+	} ranges[FASTCPU_SPACE_RANGES];
+};
+
+#define FASTCPU_SPACE_LOG_MASK ((uintptr_t)63)
+
+static inline char *fastcpu_range_base(uintptr_t reserved)
+{
+	return (char *)(reserved & ~FASTCPU_SPACE_LOG_MASK);
+}
+
+static inline size_t fastcpu_range_bytes(uintptr_t reserved)
+{
+	return reserved != 0 ? (size_t)1 << (reserved & FASTCPU_SPACE_LOG_MASK) : 0;
+}
+
+/* 0, or -1 (errno ENOMEM) where not even the least range can be reserved;
+ * low and carved are where the first range's base and carved bytes go. */
+int fastcpu_space_init(struct fastcpu_space *space, size_t size, size_t least,
+		       uintptr_t *low, uintptr_t *carved);
+/* Up to want objects in a run: the first, their number in *got; NULL
+ * (errno ENOMEM) where no address space is left. */
+void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsigned int *got);
+/* Whether off bytes from a range's base is an object's offset there. */
+static inline bool fastcpu_space_on_stride(const struct fastcpu_space *space, uint64_t off)
+{
+	return (off & (((uint64_t)1 << space->shift) - 1)) == 0 &&
+	       (off >> space->shift) * space->inverse <= space->most;
+}
+/* Whether p is an object the space gave, in any range. */
+bool fastcpu_space_holds(const struct fastcpu_space *space, const void *p);
+/* Its number among every object the ranges can hold, for p it holds; and
+ * their number. */
+size_t fastcpu_space_number(const struct fastcpu_space *space, const void *p);
+size_t fastcpu_space_capacity(const struct fastcpu_space *space);
+size_t fastcpu_space_carved(const struct fastcpu_space *space);
+void fastcpu_space_release(struct fastcpu_space *space);
+
+#endif /* FASTCPU_PERCPU_OBJCACHE_SPACE_H */
