@@ -79,6 +79,41 @@ static bool run_child(enum memory_allocator a, const char *preload, struct memor
 	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->pair[0] >= 0;
 }
 
+/* One round of setup k (Table 8 (d)), in a new process of this program,
+ * glibc's registration off and the setup's backend forced. */
+static bool run_setup_child(enum memory_setup k, struct memory_setup_round *r)
+{
+	const char *tunables = getenv("GLIBC_TUNABLES");
+	char which[16], fd_text[16], glibc_off[1024];
+	int fd[2], status;
+	pid_t pid;
+	bool ok;
+
+	if (pipe(fd) != 0)
+		return false;
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		snprintf(which, sizeof(which), "%d", (int)k);
+		snprintf(fd_text, sizeof(fd_text), "%d", fd[1]);
+		snprintf(glibc_off, sizeof(glibc_off), "%s%sglibc.pthread.rseq=0",
+			 tunables ? tunables : "", tunables && *tunables ? ":" : "");
+		setenv(MEMORY_SETUP_CHILD, which, 1);
+		setenv(MEMORY_FD, fd_text, 1);
+		setenv("GLIBC_TUNABLES", glibc_off, 1);
+		if (memory_setup_backends[k] != NULL)
+			setenv("FASTCPU_BACKEND", memory_setup_backends[k], 1);
+		execl("/proc/self/exe", "fastcpu-memory-bench", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	ok = pid > 0 && read(fd[0], r, sizeof(*r)) == (ssize_t)sizeof(*r);
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->objcache >= 0;
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -86,19 +121,20 @@ static int compare_doubles(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Each field of the rounds' structs: median and best (least). */
-static void summarise(struct memory_round *rounds, int n, struct memory_round *median,
-		      struct memory_round *best)
+/* Each field of n rounds (structs of fields doubles, size bytes apart):
+ * median and best (least). */
+static void summarise(const void *rounds, size_t size, int n, void *median, void *best)
 {
-	size_t fields = sizeof(struct memory_round) / sizeof(double);
+	size_t fields = size / sizeof(double);
 	double v[64];
 
 	for (size_t f = 0; f < fields; f++) {
 		for (int i = 0; i < n; i++)
-			v[i] = ((double *)(void *)&rounds[i])[f];
+			v[i] = ((const double *)(const void *)((const char *)rounds +
+								(size_t)i * size))[f];
 		qsort(v, (size_t)n, sizeof(double), compare_doubles);
-		((double *)(void *)median)[f] = v[n / 2];
-		((double *)(void *)best)[f] = v[0];
+		((double *)median)[f] = v[n / 2];
+		((double *)best)[f] = v[0];
 	}
 }
 
@@ -106,6 +142,8 @@ int main(int argc, char **argv)
 {
 	static struct memory_report r;
 	static struct memory_round rounds[MEMORY_ALLOCATORS][64];
+	static struct memory_setup_round setup_rounds[MEMORY_SETUPS][64];
+	int setup_count[MEMORY_SETUPS] = { 0 };
 	char preload[MEMORY_ALLOCATORS][PATH_MAX];
 	const char *csv_file = NULL;
 	bool quick = getenv("FASTCPU_BENCH_QUICK") != NULL;
@@ -130,6 +168,7 @@ int main(int argc, char **argv)
 	if (r.settings.rounds < 1 || r.settings.rounds > 64)
 		r.settings.rounds = 7;
 	r.settings.pairs = quick ? 20000 : 200000;
+	r.settings.cold = quick ? 1L << 16 : 1L << 20;
 	sched_getaffinity(0, sizeof(all), &all);
 	r.settings.crowd = 2 * CPU_COUNT(&all);
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
@@ -151,10 +190,21 @@ int main(int argc, char **argv)
 				      memory_preloads[a] ? preload[a] : NULL, &rounds[a][count[a]]))
 				count[a]++;
 		}
+	for (int round = 0; round < r.settings.rounds; round++)
+		for (int k = 0; k < MEMORY_SETUPS; k++)
+			if (run_setup_child((enum memory_setup)k, &setup_rounds[k][setup_count[k]]))
+				setup_count[k]++;
 	for (int a = 0; a < MEMORY_ALLOCATORS; a++) {
 		r.present[a] = count[a] > 0;
 		if (r.present[a])
-			summarise(rounds[a], count[a], &r.median[a], &r.best[a]);
+			summarise(rounds[a], sizeof(rounds[a][0]), count[a], &r.median[a],
+				  &r.best[a]);
+	}
+	for (int k = 0; k < MEMORY_SETUPS; k++) {
+		r.setup_ran[k] = setup_count[k] > 0;
+		if (r.setup_ran[k])
+			summarise(setup_rounds[k], sizeof(setup_rounds[k][0]), setup_count[k],
+				  &r.setup_median[k], &r.setup_best[k]);
 	}
 	r.rounds_done = r.settings.rounds;
 	memory_counters_measure(&r.counters, quick);

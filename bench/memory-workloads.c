@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "fastcpu.h"
+#include "librseq-shaped.h"
 #include "measure.h"
 #include "memory.h"
+#include "private.h"
 
 const char *const memory_allocator_names[MEMORY_ALLOCATORS] = {
 	"glibc malloc", "jemalloc", "mimalloc", "tcmalloc", "libfastcpu objcache",
@@ -33,6 +35,10 @@ const char *const memory_markers[MEMORY_ALLOCATORS] = {
 const size_t memory_sizes[MEMORY_SIZES] = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096 };
 const size_t memory_footprint_sizes[MEMORY_FOOTPRINT_SIZES] = { 8, 24, 64, 100, 256 };
 const int memory_held_threads[MEMORY_HELD_THREADS] = { 2, 1000 };
+const char *const memory_setup_names[MEMORY_SETUPS] = {
+	"own area (glibc's rseq off)", "forced rdpid", "forced vdso", "forced syscall",
+};
+const char *const memory_setup_backends[MEMORY_SETUPS] = { NULL, "rdpid", "vdso", "syscall" };
 
 /*
  * The global lock-free list, the baseline every CPU shares: one head per
@@ -103,15 +109,20 @@ struct handle {
 
 static enum memory_allocator kind;
 
-static struct handle handle_of(size_t size)
+static struct handle handle_of_kind(enum memory_allocator k, size_t size)
 {
-	struct handle h = { kind, size, NULL, NULL };
+	struct handle h = { k, size, NULL, NULL };
 
-	if (kind == MEMORY_OBJCACHE && (h.cache = fastcpu_objcache_new(size, 0)) == NULL)
+	if (k == MEMORY_OBJCACHE && (h.cache = fastcpu_objcache_new(size, 0)) == NULL)
 		abort();
-	if (kind == MEMORY_LIST)
+	if (k == MEMORY_LIST)
 		h.list = list_new(size);
 	return h;
+}
+
+static struct handle handle_of(size_t size)
+{
+	return handle_of_kind(kind, size);
 }
 
 static inline __attribute__((always_inline)) void *get(const struct handle *h)
@@ -228,33 +239,133 @@ static double batches(const struct handle *h, long n)
 	return (thread_cpu_ns() - t0) / (double)n;
 }
 
-/* The object cache's floor: the pop and the push its alloc and free run,
- * in line, with no call and nothing else, on one node of a list in
- * per-CPU memory. What the pair costs beyond it is the calls and the
- * checks; what it costs up to it, each sequence waiting for the head the
- * other stored. */
-static double sequence_floor(long n)
+/*
+ * The floor of the object cache's pair: the plainest per-CPU sequences of
+ * the field, in their own shapes (librseq's param_test list and buffer,
+ * bench/librseq-shaped.h), on one object in per-CPU memory by CPU number,
+ * in the cache's process (glibc's area, pinned). Each takes the CPU from
+ * cpu_id_start before each operation, as librseq does; the area is found
+ * once (a floor). x86-64 only: -1 elsewhere or without an area.
+ */
+#ifdef LIBRSEQ_SHAPED_ADD
+struct floor_buffer {
+	intptr_t count, room;
+	void **array;
+};
+
+static const volatile int *area_cpu_id(void)
+{
+	const volatile int *cpu_at, *index_at;
+
+	(void)fastcpu_sched_getcpu();
+	return fastcpu_percpu_index_(FASTCPU_BY_CPU, &cpu_at, &index_at) < 0 ? NULL : cpu_at;
+}
+
+static inline int cpu_start(const volatile int *cpu_at)
+{
+	return cpu_at[-1];	/* cpu_id_start, just before cpu_id */
+}
+
+static double floor_list(long n)
 {
 	static void *nodes[64][8];
 	void **heads = fastcpu_percpu_zalloc(sizeof(void *));
+	const volatile int *cpu_at = area_cpu_id();
 	size_t stride = fastcpu_percpu_stride();
 	double t0;
 
-	if (heads == NULL)
-		abort();
+	if (heads == NULL || cpu_at == NULL)
+		return -1;
 	for (int i = 0; i < 64; i++)
 		(void)fastcpu_percpu_push(heads, stride, FASTCPU_BY_CPU, nodes[i], 0);
 	t0 = thread_cpu_ns();
 	for (long i = 0; i < n; i++) {
-		void *p = fastcpu_percpu_pop(heads, stride, FASTCPU_BY_CPU, 0);
+		void **head, *node, *expect;
+		int cpu;
 
-		KEEP(p);
-		(void)fastcpu_percpu_push(heads, stride, FASTCPU_BY_CPU, p, 0);
+		do {
+			cpu = cpu_start(cpu_at);
+			head = (void **)fastcpu_percpu_slot_(heads, stride, (size_t)cpu);
+		} while (librseq_shaped_list_pop(cpu_at, head, &node, cpu) != 0);
+		KEEP(node);
+		do {
+			cpu = cpu_start(cpu_at);
+			head = (void **)fastcpu_percpu_slot_(heads, stride, (size_t)cpu);
+			expect = __atomic_load_n(head, __ATOMIC_RELAXED);
+			*(void **)node = expect;
+		} while (librseq_shaped_list_push(cpu_at, head, expect, node, cpu) != 0);
 	}
 	t0 = (thread_cpu_ns() - t0) / (double)n;
 	fastcpu_percpu_free(heads);
 	return t0;
 }
+
+static double floor_buffer(long n)
+{
+	static void *nodes[64][8];
+	struct floor_buffer *buffers = fastcpu_percpu_zalloc(sizeof(struct floor_buffer));
+	const volatile int *cpu_at = area_cpu_id();
+	size_t stride = fastcpu_percpu_stride();
+	int copies = fastcpu_cid_limit();
+	double t0;
+
+	if (buffers == NULL || cpu_at == NULL)
+		return -1;
+	for (int c = 0; c < copies; c++) {
+		struct floor_buffer *b = fastcpu_percpu_ptr(buffers, c);
+
+		b->room = 64;
+		if ((b->array = calloc(64, sizeof(void *))) == NULL)
+			abort();
+		for (int i = 0; i < 64; i++)
+			b->array[b->count++] = nodes[i];
+	}
+	t0 = thread_cpu_ns();
+	for (long i = 0; i < n; i++) {
+		struct floor_buffer *b;
+		intptr_t count;
+		void *node;
+		int cpu;
+
+		do {
+			cpu = cpu_start(cpu_at);
+			b = (struct floor_buffer *)(void *)fastcpu_percpu_slot_(buffers, stride,
+										 (size_t)cpu);
+			count = __atomic_load_n(&b->count, __ATOMIC_RELAXED);
+			node = count > 0 ? __atomic_load_n(&b->array[count - 1], __ATOMIC_RELAXED) :
+			       NULL;
+		} while (count == 0 ||
+			 librseq_shaped_buffer_pop(cpu_at, &b->count, count, &b->array[count - 1],
+						   node, cpu) != 0);
+		KEEP(node);
+		do {
+			cpu = cpu_start(cpu_at);
+			b = (struct floor_buffer *)(void *)fastcpu_percpu_slot_(buffers, stride,
+										 (size_t)cpu);
+			count = __atomic_load_n(&b->count, __ATOMIC_RELAXED);
+		} while (count == b->room ||
+			 librseq_shaped_buffer_push(cpu_at, &b->count, count, &b->array[count], node,
+						    cpu) != 0);
+	}
+	t0 = (thread_cpu_ns() - t0) / (double)n;
+	for (int c = 0; c < copies; c++)
+		free(((struct floor_buffer *)fastcpu_percpu_ptr(buffers, c))->array);
+	fastcpu_percpu_free(buffers);
+	return t0;
+}
+#else
+static double floor_list(long n)
+{
+	(void)n;
+	return -1;
+}
+
+static double floor_buffer(long n)
+{
+	(void)n;
+	return -1;
+}
+#endif
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -290,6 +401,43 @@ static void many(const struct handle *h, double *alloc_ns, double *free_ns)
 	*alloc_ns = a[5];
 	*free_ns = f[5];
 	free(p);
+}
+
+/*
+ * (b) The cold set: objects objects of 64 bytes taken, freed in shuffled
+ * order, taken again; CPU ns per operation of the free and the second
+ * take. The objects stay untouched by the benchmark: what misses the cache
+ * is the allocator's own reading or writing of a free object, or of its
+ * metadata.
+ */
+static double cold_set(const struct handle *h, long objects)
+{
+	void **p = malloc((size_t)objects * sizeof(*p));
+	unsigned int seed = 1;
+	double t0;
+
+	if (p == NULL)
+		abort();
+	for (long i = 0; i < objects; i++)
+		p[i] = get(h);
+	for (long i = objects - 1; i > 0; i--) {
+		long j = (long)((((uint64_t)(unsigned int)rand_r(&seed) << 31) ^
+				 (uint64_t)(unsigned int)rand_r(&seed)) % (uint64_t)(i + 1));
+		void *t = p[i];
+
+		p[i] = p[j];
+		p[j] = t;
+	}
+	t0 = thread_cpu_ns();
+	for (long i = 0; i < objects; i++)
+		put(h, p[i]);
+	for (long i = 0; i < objects; i++)
+		p[i] = get(h);
+	t0 = (thread_cpu_ns() - t0) / (double)(2 * objects);
+	for (long i = 0; i < objects; i++)
+		put(h, p[i]);
+	free(p);
+	return t0;
 }
 
 static int compare_addresses(const void *a, const void *b)
@@ -404,6 +552,50 @@ static void pin(int cpu)
 	(void)sched_setaffinity(0, sizeof(one), &one);
 }
 
+static double less_empty(double ns, double empty)
+{
+	return ns < 0 ? ns : ns - empty;
+}
+
+/* In the object cache's process: its floors, its pair by CPU number, and
+ * glibc's pair, 64 bytes, pinned. */
+static void same_process(const struct memory_settings *s, double empty, struct memory_round *r)
+{
+	struct handle by_cpu = handle_of(64), glibc = handle_of_kind(MEMORY_GLIBC, 64);
+
+	r->floor_list = less_empty(floor_list(s->pairs), empty);
+	r->floor_buffer = less_empty(floor_buffer(s->pairs), empty);
+	fastcpu_private_objcache_index(by_cpu.cache, FASTCPU_BY_CPU);
+	(void)pairs(&by_cpu, s->pairs / 10);
+	r->pair_by_cpu = pairs(&by_cpu, s->pairs) - empty;
+	(void)pairs(&glibc, s->pairs / 10);
+	r->glibc_pair_here = pairs(&glibc, s->pairs) - empty;
+}
+
+/* A setup's process (Table 8 (d)): the cache's pair and glibc's, 64 bytes,
+ * pinned; -1 where the forced backend did not bind. */
+static void setup_child(const struct memory_settings *s, enum memory_setup which, int fd)
+{
+	struct memory_setup_round r = { -1, -1 };
+	const char *forced = memory_setup_backends[which];
+
+	pin(s->first_cpu);
+	if (strncmp(fastcpu_backend(), forced ? forced : "rseq", strlen(forced ? forced : "rseq")) ==
+	    0) {
+		struct handle cache = handle_of_kind(MEMORY_OBJCACHE, 64);
+		struct handle glibc = handle_of_kind(MEMORY_GLIBC, 64);
+		double empty = empty_ns(s->pairs);
+
+		(void)pairs(&cache, s->pairs / 10);
+		(void)pairs(&glibc, s->pairs / 10);
+		r.objcache = pairs(&cache, s->pairs) - empty;
+		r.glibc = pairs(&glibc, s->pairs) - empty;
+	}
+	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
 void memory_child_if_asked(const struct memory_settings *s)
 {
 	const char *which = getenv(MEMORY_CHILD), *fd_text = getenv(MEMORY_FD);
@@ -411,6 +603,8 @@ void memory_child_if_asked(const struct memory_settings *s)
 	cpu_set_t all;
 	double empty;
 
+	if (fd_text != NULL && getenv(MEMORY_SETUP_CHILD) != NULL)
+		setup_child(s, (enum memory_setup)atoi(getenv(MEMORY_SETUP_CHILD)), atoi(fd_text));
 	if (which == NULL || fd_text == NULL)
 		return;
 	kind = (enum memory_allocator)atoi(which);
@@ -432,9 +626,10 @@ void memory_child_if_asked(const struct memory_settings *s)
 
 			r.batch16 = batches(&h, s->pairs) - empty;
 			many(&h, &r.many_alloc, &r.many_free);
+			r.cold = cold_set(&h, s->cold);
 		}
 		if (kind == MEMORY_OBJCACHE)
-			r.floor_pair = sequence_floor(s->pairs) - empty;
+			same_process(s, empty, &r);
 		for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
 			r.bytes_per_object[i] = bytes_per_object(memory_footprint_sizes[i]);
 		sched_setaffinity(0, sizeof(all), &all);

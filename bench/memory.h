@@ -51,15 +51,34 @@ struct memory_round {
 	double pair_crowded[MEMORY_SIZES];	/* (a) 2x CPUs threads */
 	double batch16;				/* 16 allocations, then 16 frees, 64 B */
 	double many_alloc, many_free;		/* (b) 10000 allocations, then frees, 64 B */
-	double floor_pair;			/* the object cache's process only: its two
-					 * sequences inline, no call (a pop and a
-					 * push of one node on the CPU's list) */
+	double cold;				/* (b) a cold set: per operation, 64 B */
+	/* The object cache's process only (-1 elsewhere), 64 B, pinned: */
+	double floor_list, floor_buffer;	/* librseq-shaped pop + push pairs */
+	double pair_by_cpu;			/* the cache indexed by CPU number */
+	double glibc_pair_here;			/* glibc's pair, in the same process */
 	double bytes_per_object[MEMORY_FOOTPRINT_SIZES];
 	double held_bytes[MEMORY_HELD_THREADS];	/* free, out of the main thread's reach */
 };
 
+/*
+ * Table 8 (d): the object cache where the thread has no area of glibc's,
+ * each setup a process of its own (its settings in its environment),
+ * against glibc's malloc in that process: its own area, and each backend
+ * forced (no sequences: the upper half).
+ */
+enum memory_setup { MEMORY_OWN_AREA, MEMORY_RDPID, MEMORY_VDSO, MEMORY_SYSCALL, MEMORY_SETUPS };
+
+extern const char *const memory_setup_names[MEMORY_SETUPS];
+/* What the setup's process has set: FASTCPU_BACKEND (NULL: none). */
+extern const char *const memory_setup_backends[MEMORY_SETUPS];
+
+struct memory_setup_round {		/* ns per pair, 64 B, pinned; -1: not run */
+	double objcache, glibc;
+};
+
 struct memory_settings {
 	long pairs;		/* per thread and size */
+	long cold;		/* the cold set's objects */
 	int rounds;
 	int crowd;		/* threads of the crowded column: 2x CPUs */
 	int first_cpu;		/* where the one-thread rows run */
@@ -69,8 +88,10 @@ struct memory_settings {
  * environment): one round of every workload, written to the parent; then
  * exits. Elsewhere returns. */
 void memory_child_if_asked(const struct memory_settings *s);
-/* The environment variables it reads. */
+/* The environment variables it reads: the allocator, or the setup (then
+ * one struct memory_setup_round is written). */
 #define MEMORY_CHILD "FASTCPU_MEMORY_BENCH_ALLOCATOR"
+#define MEMORY_SETUP_CHILD "FASTCPU_MEMORY_BENCH_SETUP"
 #define MEMORY_FD "FASTCPU_MEMORY_BENCH_FD"
 
 /* The counters' footprint, measured in this process. */
@@ -96,6 +117,8 @@ struct memory_report {
 	int rounds_done;
 	/* per allocator: the median and the best of the rounds */
 	struct memory_round median[MEMORY_ALLOCATORS], best[MEMORY_ALLOCATORS];
+	bool setup_ran[MEMORY_SETUPS];
+	struct memory_setup_round setup_median[MEMORY_SETUPS], setup_best[MEMORY_SETUPS];
 	struct memory_counters counters;
 };
 

@@ -84,17 +84,35 @@ struct fastcpu_objcache_fast_ {
 	void *tops;			/* per-CPU memory: copy i, index i's magazine top */
 	uintptr_t mask;			/* a magazine's bytes - 1 */
 	uintptr_t low;			/* the first range: object k at low + k * size */
-	uintptr_t carved;		/* its bytes carved (they only grow) */
-	uintptr_t inverse, most;	/* size = odd << shift: odd's inverse modulo
-					 * 2^(bits of a pointer), UINTPTR_MAX / odd */
+	uintptr_t carved;		/* its objects carved (they only grow) */
+	uintptr_t inverse;		/* size = odd << shift: odd's inverse modulo
+					 * 2^(bits of a pointer) */
 	unsigned int shift;
-	enum fastcpu_index by;		/* the index: concurrency id, or CPU */
+	/* The index: the word this far from the area's cpu_id (mm_cid's,
+	 * the concurrency id, where the kernel keeps one; 0, the CPU). */
+	ptrdiff_t index_distance;
 };
 
 FASTCPU_VISIBLE struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
 								   unsigned int layout);
 #define fastcpu_objcache_new(size, align) \
 	fastcpu_objcache_new_layout_((size), (align), FASTCPU_OBJCACHE_LAYOUT_)
+
+/* Whether object is one of the objects carved from the cache's first
+ * range, by one multiplication and a rotation (Granlund and Montgomery:
+ * for size = odd << shift, rotr(off * odd^-1, shift) is off / size where
+ * off is a multiple of size, else above UINTPTR_MAX / size), compared with
+ * the objects carved: an offset below the range wraps round, and is no
+ * object either. */
+static inline int fastcpu_objcache_ours_(const struct fastcpu_objcache_fast_ *fast,
+					 const void *object)
+{
+	const unsigned int bits = 8 * sizeof(uintptr_t);
+	uintptr_t q = ((uintptr_t)object - fast->low) * fast->inverse;
+
+	return ((q >> fast->shift) | (q << ((bits - fast->shift) & (bits - 1)))) <
+	       __atomic_load_n(&fast->carved, __ATOMIC_RELAXED);
+}
 
 #if defined(__SANITIZE_ADDRESS__)
 # define FASTCPU_OBJCACHE_SANITIZED_ 1
@@ -105,59 +123,56 @@ FASTCPU_VISIBLE struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t siz
 #endif
 
 #if defined(FASTCPU_RSEQ_INLINE) && !defined(FASTCPU_OBJCACHE_SANITIZED_)
-/* The calling thread's magazine's slot, or NULL where it runs no sequence
- * on its area here (the index word as the per-CPU operations find it). */
-static inline intptr_t *fastcpu_objcache_slot_(const struct fastcpu_objcache_fast_ *fast,
-					       const volatile int **cpu_at,
-					       const volatile int **index_at, int *index)
+/* The calling thread's index, and the words it read: 0 where the thread
+ * runs no sequence here (its area's cpu_id says it is not registered, or
+ * is the anchor's: nothing published yet). */
+static inline int fastcpu_objcache_index_(const struct fastcpu_objcache_fast_ *fast,
+					  const volatile int **cpu_at,
+					  const volatile int **index_at, int *index)
 {
-	*index = fastcpu_percpu_index_(fast->by, cpu_at, index_at);
-	if (__builtin_expect(*index < 0, 0))
-		return NULL;
-	return fastcpu_percpu_slot_(fast->tops, FASTCPU_PERCPU_STRIDE, (size_t)*index);
+	*cpu_at = fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
+	*index_at = (const volatile int *)((uintptr_t)*cpu_at + (uintptr_t)fast->index_distance);
+	if (__builtin_expect(**cpu_at < 0, 0))
+		return 0;
+	*index = **index_at;
+	return 1;
 }
 
 static inline void *fastcpu_objcache_alloc_inline_(struct fastcpu_objcache *cache)
 {
 	const struct fastcpu_objcache_fast_ *fast = (const struct fastcpu_objcache_fast_ *)cache;
 	const volatile int *cpu_at, *index_at;
-	intptr_t *slot, object;
+	intptr_t object;
 	int index, r;
 
-	while (__builtin_expect(cache != NULL, 1) &&
-	       (slot = fastcpu_objcache_slot_(fast, &cpu_at, &index_at, &index)) != NULL) {
-		r = fastcpu_rseq_magazine_pop_(cpu_at, index_at, index, slot, fast->mask, &object);
-		if (__builtin_expect(r == 0, 1))
-			return (void *)object;
-		if (r == 2)
-			break;
-	}
+	if (__builtin_expect(cache != NULL, 1))
+		while (fastcpu_objcache_index_(fast, &cpu_at, &index_at, &index)) {
+			r = fastcpu_rseq_magazine_pop_(cpu_at, index_at, index,
+						       fastcpu_percpu_slot_(fast->tops,
+									    FASTCPU_PERCPU_STRIDE,
+									    (size_t)index),
+						       fast->mask, &object);
+			if (__builtin_expect(r == 0, 1))
+				return (void *)object;
+			if (r == 2)
+				break;
+		}
 	return (fastcpu_objcache_alloc)(cache);
-}
-
-/* Whether object is one of the cache's first range: a subtraction, a
- * compare, and its offset a multiple of the size. */
-static inline int fastcpu_objcache_ours_(const struct fastcpu_objcache_fast_ *fast,
-					 const void *object)
-{
-	uintptr_t off = (uintptr_t)object - fast->low;
-
-	return off < __atomic_load_n(&fast->carved, __ATOMIC_RELAXED) &&
-	       (off & (((uintptr_t)1 << fast->shift) - 1)) == 0 &&
-	       (off >> fast->shift) * fast->inverse <= fast->most;
 }
 
 static inline void fastcpu_objcache_free_inline_(struct fastcpu_objcache *cache, void *object)
 {
 	const struct fastcpu_objcache_fast_ *fast = (const struct fastcpu_objcache_fast_ *)cache;
 	const volatile int *cpu_at, *index_at;
-	intptr_t *slot;
 	int index, r;
 
 	if (__builtin_expect(cache != NULL && fastcpu_objcache_ours_(fast, object), 1))
-		while ((slot = fastcpu_objcache_slot_(fast, &cpu_at, &index_at, &index)) != NULL) {
-			r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index, slot, object,
-							fast->mask);
+		while (fastcpu_objcache_index_(fast, &cpu_at, &index_at, &index)) {
+			r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index,
+							fastcpu_percpu_slot_(fast->tops,
+									     FASTCPU_PERCPU_STRIDE,
+									     (size_t)index),
+							object, fast->mask);
 			if (__builtin_expect(r == 0, 1))
 				return;
 			if (r == 2)

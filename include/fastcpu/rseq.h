@@ -148,6 +148,18 @@
 # define FASTCPU_RSEQ_AFTER_ASM_GOTO_() ((void)0)
 #endif
 
+/* asm goto with outputs (valid where the asm falls through): GCC 11 and
+ * later, clang 14 and later. A sequence that yields a value hands it over
+ * in a register where one is written this way (FASTCPU_RSEQ_ASM_GOTO_
+ * OUTPUT_), else through memory. */
+#if defined(__clang__)
+# if __clang_major__ >= 14
+#  define FASTCPU_RSEQ_ASM_GOTO_OUTPUT_ 1
+# endif
+#elif defined(__GNUC__) && __GNUC__ >= 11
+# define FASTCPU_RSEQ_ASM_GOTO_OUTPUT_ 1
+#endif
+
 /* A sequence's three outcomes, after its asm goto; and a fourth. */
 #define FASTCPU_RSEQ_OUTCOMES_(aborted, moved)				\
 	FASTCPU_RSEQ_AFTER_ASM_GOTO_();					\

@@ -13,38 +13,27 @@
 #include "wait.h"
 
 /*
- * A token: the thread pointer in the low 56 bits (every Linux user address
- * fits), the process image in the high 8. The image changes in a fork child
- * (its handler is registered at load, before a program can register one
- * that uses the wing in its child). A lock taken in another image was taken
- * by a thread the child does not have, unless the token's thread pointer is
- * the child's own: the forking thread's, which held it itself (a fork in a
+ * The process image (lock.h's token) changes in a fork child (its handler
+ * is registered at load, before a program can register one that uses the
+ * wing in its child). A lock taken in another image was taken by a thread
+ * the child does not have, unless the token's thread pointer is the
+ * child's own: the forking thread's, which held it itself (a fork in a
  * signal handler that interrupted its holding). 256 images round: a lock
  * nobody took since 256 generations of forks back would read as taken.
  */
-#define POINTER_BITS 56
-#define POINTER_MASK (((uint64_t)1 << POINTER_BITS) - 1)
+#define POINTER_MASK (((uint64_t)1 << FASTCPU_LOCK_POINTER_BITS) - 1)
 
-static uint64_t image;
-
-static uint64_t thread_bits(void)
-{
-	return (uint64_t)(uintptr_t)fastcpu_arch_thread_pointer() & POINTER_MASK;
-}
-
-static uint64_t my_token(void)
-{
-	return thread_bits() | __atomic_load_n(&image, __ATOMIC_RELAXED) << POINTER_BITS;
-}
+uint64_t fastcpu_lock_image;
 
 enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word)
 {
-	uint64_t mine = my_token(), seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+	uint64_t mine = fastcpu_lock_token(), seen = __atomic_load_n(word, __ATOMIC_RELAXED);
 
 	for (;;) {
 		if (seen != 0 && (seen & POINTER_MASK) == (mine & POINTER_MASK))
 			return FASTCPU_LOCK_HELD_HERE;
-		if (seen != 0 && seen >> POINTER_BITS == mine >> POINTER_BITS)
+		if (seen != 0 &&
+		    seen >> FASTCPU_LOCK_POINTER_BITS == mine >> FASTCPU_LOCK_POINTER_BITS)
 			return FASTCPU_LOCK_BUSY;
 		if (__atomic_compare_exchange_n(word, &seen, mine, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
@@ -52,7 +41,7 @@ enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word)
 	}
 }
 
-bool fastcpu_lock_take(uint64_t *word)
+bool fastcpu_lock_take_contended(uint64_t *word)
 {
 	for (unsigned int attempt = 0;; attempt++) {
 		enum fastcpu_lock_try r = fastcpu_lock_try(word);
@@ -61,11 +50,6 @@ bool fastcpu_lock_take(uint64_t *word)
 			return r == FASTCPU_LOCK_TAKEN;
 		fastcpu_wait_for_holder(attempt);
 	}
-}
-
-void fastcpu_lock_give(uint64_t *word)
-{
-	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- the upper half's pop turns ----------------------------------------- */
@@ -106,7 +90,7 @@ uint64_t *fastcpu_turn(size_t cpu)
 
 static void new_image(void)
 {
-	__atomic_store_n(&image, (image + 1) & 0xff, __ATOMIC_RELAXED);
+	__atomic_store_n(&fastcpu_lock_image, (fastcpu_lock_image + 1) & 0xff, __ATOMIC_RELAXED);
 }
 
 /* At load: before any thread forks, and before a program registers fork

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
+#include "internal.h"
+
 /*
  * Every lock of the wing (the upper half's lists, the object cache's
  * magazines and depot) is one 64-bit word: 0 where free, else the token of
@@ -25,12 +28,38 @@
  */
 enum fastcpu_lock_try { FASTCPU_LOCK_TAKEN, FASTCPU_LOCK_HELD_HERE, FASTCPU_LOCK_BUSY };
 
+/* A token: the thread pointer in the low 56 bits (every Linux user address
+ * fits), the process image in the high 8 (lock.c). */
+#define FASTCPU_LOCK_POINTER_BITS 56
+extern uint64_t fastcpu_lock_image;
+
+static inline uint64_t fastcpu_lock_token(void)
+{
+	return ((uint64_t)(uintptr_t)fastcpu_arch_thread_pointer() &
+		(((uint64_t)1 << FASTCPU_LOCK_POINTER_BITS) - 1)) |
+	       __atomic_load_n(&fastcpu_lock_image, __ATOMIC_RELAXED) << FASTCPU_LOCK_POINTER_BITS;
+}
+
 /* Takes word if it is free (or held by a thread the fork left behind). */
 enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word);
+bool fastcpu_lock_take_contended(uint64_t *word);
+
 /* Takes word, waiting for another holder; false, at once, where the
- * calling thread holds it. */
-bool fastcpu_lock_take(uint64_t *word);
-void fastcpu_lock_give(uint64_t *word);
+ * calling thread holds it. Free, it takes one compare-and-swap, in line. */
+static inline bool fastcpu_lock_take(uint64_t *word)
+{
+	uint64_t seen = 0;
+
+	if (likely(__atomic_compare_exchange_n(word, &seen, fastcpu_lock_token(), false,
+					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+		return true;
+	return fastcpu_lock_take_contended(word);
+}
+
+static inline void fastcpu_lock_give(uint64_t *word)
+{
+	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+}
 
 /* The lock of the upper half's lists of CPU cpu, in every array: pops of
  * one slot of the upper half take turns (ops.c says why). One lock a cache

@@ -84,5 +84,5 @@ FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache
 
 FASTCPU_EXPORT void fastcpu_private_objcache_index(struct fastcpu_objcache *cache, int by)
 {
-	cache->fast.by = by == FASTCPU_BY_CPU ? FASTCPU_BY_CPU : FASTCPU_BY_CID;
+	cache->fast.index_distance = by == FASTCPU_BY_CPU ? 0 : fastcpu_cid_distance();
 }

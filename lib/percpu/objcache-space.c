@@ -127,12 +127,13 @@ static bool writable(struct fastcpu_range *r, uintptr_t reserved, size_t end)
 	return true;
 }
 
-/* The first range's carved bytes where the inline free reads them: the
- * highest any carver reached. */
+/* The first range's objects carved, where the inline free reads them:
+ * the most any carver reached (end: its bytes). */
 static void publish_carved(struct fastcpu_space *space, size_t end)
 {
 	uintptr_t seen = __atomic_load_n(space->carved, __ATOMIC_RELAXED);
 
+	end /= space->size;
 	while (seen < end && !__atomic_compare_exchange_n(space->carved, &seen, end, true,
 							  __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;

@@ -14,9 +14,10 @@
  * the cache is made and every other when the last is used up: each as
  * large as the process may map (FASTCPU_SPACE_RANGE_BYTES, halved until a
  * reservation succeeds, down to one magazine's objects), so that almost
- * every object lies in the first range, where one subtraction and a
- * compare tell an object of the cache from any other pointer (the public
- * layout's low and carved, which the space keeps), and ENOMEM means the
+ * every object lies in the first range, where a subtraction, a
+ * multiplication, a rotation and a compare tell an object of the cache
+ * from any other pointer (the public layout's low and carved, which the
+ * space keeps), and ENOMEM means the
  * address space is used up. A range is reserved inaccessible and made
  * writable as it is carved: reserving costs no memory, and a process under
  * strict overcommit is charged only for what it carved. Async-signal-safe
@@ -30,7 +31,8 @@ struct fastcpu_space {
 	size_t least;			/* the smallest range worth reserving */
 	unsigned int shift;
 	uint64_t inverse, most;		/* odd's inverse modulo 2^64, UINT64_MAX / odd */
-	uintptr_t *low, *carved;	/* the first range's, where the inline free reads them */
+	uintptr_t *low, *carved;	/* the first range's base and objects carved,
+					 * where the inline free reads them */
 	struct fastcpu_range {
 		/* Its base, page-aligned, with the log2 of its bytes in the
 		 * low bits: one word that whoever reserves it first publishes;
@@ -54,7 +56,7 @@ static inline size_t fastcpu_range_bytes(uintptr_t reserved)
 }
 
 /* 0, or -1 (errno ENOMEM) where not even the least range can be reserved;
- * low and carved are where the first range's base and carved bytes go. */
+ * low and carved are where the first range's base and objects carved go. */
 int fastcpu_space_init(struct fastcpu_space *space, size_t size, size_t least,
 		       uintptr_t *low, uintptr_t *carved);
 /* Up to want objects in a run: the first, their number in *got; NULL

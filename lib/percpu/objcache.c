@@ -153,7 +153,8 @@ static void count_abort(void)
 static inline int index_here(const struct fastcpu_objcache *cache, const volatile int *cpu_at,
 			     const volatile int **index_at)
 {
-	*index_at = cache->fast.by == FASTCPU_BY_CPU ? cpu_at : fastcpu_cid_word(cpu_at);
+	*index_at = (const volatile int *)((uintptr_t)cpu_at +
+					   (uintptr_t)cache->fast.index_distance);
 	return *cpu_at < 0 ? -1 : **index_at;
 }
 
@@ -284,28 +285,21 @@ static int free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at,
  * lock (never the other way round: no lock waits on another). Where the
  * calling thread holds that lock itself (a signal handler inside its own
  * thread's step), its one object is taken or given at the depot instead.
+ * The common step first, in line; the rest in a function of its own.
  */
-static void *alloc_upper(struct fastcpu_objcache *cache)
+static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache *cache,
+							 intptr_t *slot, uint64_t *lock)
 {
-	size_t index = (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
-	intptr_t *slot = fastcpu_objcache_top(cache, index);
-	uint64_t *lock = fastcpu_objcache_lock(cache, index);
-	uintptr_t top, mask = cache->fast.mask;
+	uintptr_t top, full, mask = cache->fast.mask;
 	void *object = NULL;
 	bool held = false;
 
-	if (!fastcpu_lock_take(lock))
-		return one_object(cache);
 	top = (uintptr_t)*slot;
-	if ((top & mask) == 0) {
-		uintptr_t full = trade_for(cache, true, &held);
-
-		if (full != 0) {
-			__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
-			if (top != 0)
-				(void)fastcpu_depot_give(&cache->depot, top);
-			top = full;
-		}
+	if ((top & mask) == 0 && (full = trade_for(cache, true, &held)) != 0) {
+		__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
+		if (top != 0)
+			(void)fastcpu_depot_give(&cache->depot, top);
+		top = full;
 	}
 	if ((top & mask) != 0) {
 		object = ((void **)top)[-1];
@@ -315,26 +309,38 @@ static void *alloc_upper(struct fastcpu_objcache *cache)
 	return object != NULL || !held ? object : one_object(cache);
 }
 
-static int free_upper(struct fastcpu_objcache *cache, void *object)
+FASTCPU_INLINE void *alloc_upper(struct fastcpu_objcache *cache)
 {
-	size_t index = (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
+	size_t index = fastcpu_upper_slot();
 	intptr_t *slot = fastcpu_objcache_top(cache, index);
 	uint64_t *lock = fastcpu_objcache_lock(cache, index);
-	uintptr_t top, mask = cache->fast.mask;
+	uintptr_t top;
+	void *object;
+
+	if (unlikely(!fastcpu_lock_take(lock)))
+		return one_object(cache);
+	top = (uintptr_t)*slot;
+	if (unlikely((top & cache->fast.mask) == 0))
+		return alloc_upper_trade(cache, slot, lock);
+	object = ((void **)top)[-1];
+	__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
+	fastcpu_lock_give(lock);
+	return object;
+}
+
+static __attribute__((noinline)) int free_upper_trade(struct fastcpu_objcache *cache,
+						      intptr_t *slot, uint64_t *lock, void *object)
+{
+	uintptr_t top, empty, mask = cache->fast.mask;
 	bool held = false;
 
-	if (!fastcpu_lock_take(lock))
-		return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
 	top = (uintptr_t)*slot;
-	if (top == 0 || ((top + WORD) & mask) == 0) {
-		uintptr_t empty = trade_for(cache, false, &held);
-
-		if (empty != 0) {
-			__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
-			if (top != 0)
-				(void)fastcpu_depot_give(&cache->depot, top);
-			top = empty;
-		}
+	if ((top == 0 || ((top + WORD) & mask) == 0) &&
+	    (empty = trade_for(cache, false, &held)) != 0) {
+		__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
+		if (top != 0)
+			(void)fastcpu_depot_give(&cache->depot, top);
+		top = empty;
 	}
 	if (top != 0 && ((top + WORD) & mask) != 0) {
 		*(void **)top = object;
@@ -347,6 +353,24 @@ static int free_upper(struct fastcpu_objcache *cache, void *object)
 	return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
 }
 
+FASTCPU_INLINE int free_upper(struct fastcpu_objcache *cache, void *object)
+{
+	size_t index = fastcpu_upper_slot();
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top;
+
+	if (unlikely(!fastcpu_lock_take(lock)))
+		return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
+	top = (uintptr_t)*slot;
+	if (unlikely(top == 0 || ((top + WORD) & cache->fast.mask) == 0))
+		return free_upper_trade(cache, slot, lock, object);
+	*(void **)top = object;
+	__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
+	fastcpu_lock_give(lock);
+	return 0;
+}
+
 /* ---- the entry points --------------------------------------------------- */
 
 /*
@@ -354,53 +378,69 @@ static int free_upper(struct fastcpu_objcache *cache, void *object)
  * common case in its code first): the thread's area found through its own
  * pointer (it attaches), then the sequence, the trade, or the upper half.
  */
+static __attribute__((noinline)) void *alloc_with_area(struct fastcpu_objcache *cache,
+						       const volatile int *cpu_at)
+{
+	bool away = true;
+	void *object = alloc_here(cache, cpu_at, &away);
+
+	if (object == NULL && away)
+		object = *cpu_at < 0 ? alloc_upper(cache) : one_object(cache);
+	return object;
+}
+
 FASTCPU_EXPORT void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache)
 {
 	const volatile int *cpu_at;
-	void *object = NULL;
-	bool away = true;
+	void *object;
 
-	if (cache == NULL) {
+	if (unlikely(cache == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	cpu_at = fastcpu_sequence_cpu_id();
-	if (cpu_at != NULL)
-		object = alloc_here(cache, cpu_at, &away);
-	if (object == NULL && away)
-		object = cpu_at == NULL || *cpu_at < 0 ? alloc_upper(cache) : one_object(cache);
-	if (object == NULL)
+	object = cpu_at == NULL ? alloc_upper(cache) : alloc_with_area(cache, cpu_at);
+	if (unlikely(object == NULL))
 		errno = ENOMEM;
 	return handed_out(cache, object);
 }
 
 /* Whether object is one of the cache's: its space's, at a multiple of the
- * size, and not free where that shows (ASan). */
+ * size (the first range's by the inline test, which the program's free
+ * ran already where it runs inline), and not free where that shows (ASan). */
 static inline bool valid(const struct fastcpu_objcache *cache, const void *object)
 {
-	return fastcpu_space_holds(&cache->space, object) && !known_free(object);
+	return (fastcpu_objcache_ours_(&cache->fast, object) ||
+		fastcpu_space_holds(&cache->space, object)) && !known_free(object);
+}
+
+static __attribute__((noinline)) int free_with_area(struct fastcpu_objcache *cache,
+						    const volatile int *cpu_at, void *object)
+{
+	bool away = true;
+	int err = free_here(cache, cpu_at, object, &away);
+
+	if (err == 0 && away)
+		err = *cpu_at < 0 ? free_upper(cache, object) :
+		      fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
+	return err;
 }
 
 FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object)
 {
 	const volatile int *cpu_at;
-	bool away = true;
-	int err = 0;
+	int err;
 
 	if (object == NULL)
 		return;
-	if (cache == NULL || !valid(cache, object)) {
+	if (unlikely(cache == NULL || !valid(cache, object))) {
 		errno = EINVAL;
 		return;
 	}
 	poison(cache, object, 1);
 	cpu_at = fastcpu_sequence_cpu_id();
-	if (cpu_at != NULL)
-		err = free_here(cache, cpu_at, object, &away);
-	if (err == 0 && away)
-		err = cpu_at == NULL || *cpu_at < 0 ? free_upper(cache, object) :
-		      fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
-	if (err != 0)
+	err = cpu_at == NULL ? free_upper(cache, object) : free_with_area(cache, cpu_at, object);
+	if (unlikely(err != 0))
 		errno = err;
 }
 
@@ -427,11 +467,8 @@ static size_t magazine_bytes(size_t size)
 /* The public layout's stride arithmetic, in a pointer's width. */
 static void stride_words(struct fastcpu_objcache *cache)
 {
-	uintptr_t odd = cache->space.size >> cache->space.shift;
-
 	cache->fast.shift = cache->space.shift;
 	cache->fast.inverse = (uintptr_t)cache->space.inverse;
-	cache->fast.most = UINTPTR_MAX / odd;
 }
 
 FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
@@ -458,7 +495,7 @@ FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size
 	}
 	cache->fast.tops = fastcpu_percpu_zalloc(16);	/* a top and a 64-bit lock */
 	cache->fast.mask = bytes - 1;
-	cache->fast.by = FASTCPU_BY_CID;
+	cache->fast.index_distance = fastcpu_cid_distance();
 	cache->asked = size;
 	fastcpu_depot_init(&cache->depot, cache->fast.mask);
 	if (cache->fast.tops == NULL ||

@@ -35,7 +35,7 @@ static int thread_index(enum fastcpu_index by, const volatile int **cpu_at,
 /* Where a thread without sequences goes: the upper half's slot of its CPU. */
 static inline size_t upper_slot(void)
 {
-	return (size_t)fastcpu_upper_index(fastcpu_upper_cpu());
+	return fastcpu_upper_slot();
 }
 
 static __attribute__((noinline)) void add_attaching(void *base, size_t stride,

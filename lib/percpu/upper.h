@@ -40,4 +40,18 @@ FASTCPU_INLINE int fastcpu_upper_cpu(void)
 	return fastcpu_upper_cpu_ask();
 }
 
+/* The same CPU's index in the upper half. */
+FASTCPU_INLINE size_t fastcpu_upper_slot(void)
+{
+	int cpu = *fastcpu_cpu_id_ref;
+
+	if (cpu >= 0)
+		return (size_t)fastcpu_upper_index(cpu);
+	if (likely(fastcpu_upper_seen.reuses != 0)) {
+		fastcpu_upper_seen.reuses--;
+		return (size_t)fastcpu_upper_seen.index;
+	}
+	return (size_t)fastcpu_upper_index(fastcpu_upper_cpu_ask());
+}
+
 #endif /* FASTCPU_PERCPU_UPPER_H */

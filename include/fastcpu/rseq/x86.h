@@ -145,6 +145,37 @@ static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
 						  const volatile int *index_at, int index,
 						  intptr_t *slot, uintptr_t mask, intptr_t *seen)
 {
+#if defined(FASTCPU_RSEQ_ASM_GOTO_OUTPUT_) && defined(__x86_64__)
+	/* The object in a register, not through memory: the caller's next
+	 * instruction uses it at once. Volatile: GCC bug 113921. */
+	intptr_t object;
+
+	__asm__ __volatile__ goto(FASTCPU_X86_SEQUENCE_(
+			"mov" FASTCPU_X86_W_ " (%[slot]), %[object]\n\t"
+			"test" FASTCPU_X86_W_ " %[mask], %[object]\n\t"
+			"jz %l[empty]\n\t"
+			"mov" FASTCPU_X86_W_ " -" FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_)
+			"(%[object]), %[object]\n\t"
+			"sub" FASTCPU_X86_W_ " $" FASTCPU_RSEQ_STR_(FASTCPU_X86_WORD_) ", (%[slot])\n")
+		     : [object] "=&r"(object)
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] FASTCPU_X86_INDEX_(index), [slot] "r"(slot),
+		       [mask] FASTCPU_X86_SOURCE_(mask)
+		     : "memory", "cc", "ecx"
+		     : aborted, moved, empty);
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
+	*seen = object;
+	return 0;
+aborted:
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
+	return -1;
+moved:
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
+	return 1;
+empty:
+	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
+	return 2;
+#else
 	__asm__ goto(FASTCPU_X86_SEQUENCE_(
 			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
 			"test" FASTCPU_X86_W_ " %[mask], " FASTCPU_X86_CX_ "\n\t"
@@ -160,6 +191,7 @@ static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
 		     : "memory", "cc", "ecx"
 		     : aborted, moved, empty);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
+#endif
 }
 
 static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
