@@ -75,9 +75,9 @@ static const struct setup_result *forced_row(const struct report *r, enum setup_
 /* The setup table's cells: libfastcpu / glibc there (the system call on
  * setup_plain_is_syscall() rows), ratios of medians; -1 where not run. */
 enum setup_cell { CELL_SCHED, CELL_GETCPU, CELL_SCHED_ADD, CELL_GETCPU_ADD,
-		  CELL_PERCPU_ADD, SETUP_CELLS };
+		  CELL_PERCPU_ADD, CELL_OBJCACHE, SETUP_CELLS };
 static const char *const cell_names[SETUP_CELLS] = {
-	"sched", "getcpu", "sched+add", "getcpu+add", "per-CPU add",
+	"sched", "getcpu", "sched+add", "getcpu+add", "per-CPU add", "objcache",
 };
 
 /* (alone + a) / (alone + b): a call and the locked add that waits on it,
@@ -105,6 +105,8 @@ static double setup_cell(const struct setup_result *s, enum setup_cell c)
 						    &s->plain_getcpu_add) : -1;
 	case CELL_PERCPU_ADD:
 		return s->has_counter ? ratio(&s->counter, &s->shard) : -1;
+	case CELL_OBJCACHE:
+		return s->has_counter ? ratio(&s->objcache_pair, &s->malloc_pair) : -1;
 	default:
 		return -1;
 	}
@@ -283,7 +285,8 @@ static void text_setups(const struct report *r, FILE *out)
 		"libfastcpu / glibc there, ratios of medians (\"!\" above 1.05x). sched, getcpu:\n"
 		"sched_getcpu(), getcpu(&c, &n) where nothing waits, the empty loop subtracted;\n"
 		"+add: the call and a locked add on its answer's shard, whole; per-CPU add:\n"
-		"fastcpu_counter_add() / an atomic add on the shard of fastcpu_current_cpu().\n"
+		"fastcpu_counter_add() / an atomic add on the shard of fastcpu_current_cpu();\n"
+		"objcache: the object cache's alloc and free / malloc's and free's, 64 bytes.\n"
 		"Forced rows: glibc's rseq off too (glibc as in a thread without rseq); forced\n"
 		"syscall against the system call (glibc where the kernel has no vDSO getcpu)\n");
 	fprintf(out, "%-40s %-16s", "setup", "served by");
@@ -634,6 +637,7 @@ void report_json(const struct report *r, FILE *out)
 			{ "locked_add: getcpu", &f->getcpu_add },
 			{ "locked_add: plain_getcpu", &f->plain_getcpu_add },
 			{ "counter_add", &f->counter }, { "own_shard_atomic", &f->shard },
+			{ "objcache_pair", &f->objcache_pair }, { "malloc_pair", &f->malloc_pair },
 			{ "miss", &f->miss }, { "hit", &f->hit },
 		};
 
@@ -732,6 +736,8 @@ void report_csv(const struct report *r, FILE *out)
 			{ "plain getcpu(&c, &n) + locked add", &f->plain_getcpu_add, f->has_getcpu },
 			{ "fastcpu_counter_add()", &f->counter, f->has_counter },
 			{ "atomic add on own shard", &f->shard, f->has_counter },
+			{ "objcache alloc+free", &f->objcache_pair, f->has_counter },
+			{ "malloc+free", &f->malloc_pair, f->has_counter },
 		};
 
 		for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc-pairs.h"
 #include "cases.h"
 #include "counters.h"
 #include "fastcpu.h"
@@ -33,8 +34,9 @@
  * is refused by a seccomp filter, a vfork child is one. The row measures,
  * in the thread of its state, libfastcpu's answers against glibc's there
  * (plain), where nothing waits on them and where a locked add on the
- * answer's shard does, and the per-CPU add against an atomic add on the
- * shard fastcpu_current_cpu() names.
+ * answer's shard does, the per-CPU add against an atomic add on the shard
+ * fastcpu_current_cpu() names, and the object cache's pair against
+ * malloc's.
  *
  * A forced backend serves threads without rseq: its rows turn glibc's
  * registration off too, so that glibc answers them as it answers a thread
@@ -132,7 +134,7 @@ static struct setup_result row;
 static void measure_row(bool counters)
 {
 	bool syscall_plain = setup_plain_is_syscall(row_id);
-	struct bench_result set[10] = {
+	struct bench_result set[12] = {
 		CASE("empty loop", loop_empty),
 		CASE("sched", loop_fastcpu_sched_getcpu),
 		CASE("plain sched", syscall_plain ? loop_syscall_getcpu : loop_glibc_sched_getcpu),
@@ -149,11 +151,13 @@ static void measure_row(bool counters)
 							     loop_glibc_getcpu);
 	}
 	counter_at = n;
-	row.has_counter = counters;
-	if (counters) {
+	row.has_counter = counters && alloc_pairs_init();
+	if (row.has_counter) {
 		counters_init();
 		set[n++] = CASE("counter", counter_measure_loops[COUNTER_PERCPU_RSEQ]);
 		set[n++] = CASE("shard", counter_measure_loops[COUNTER_PERCPU_FASTCPU]);
+		set[n++] = CASE("objcache pair", alloc_pair_objcache);
+		set[n++] = CASE("malloc pair", alloc_pair_malloc);
 	}
 	snprintf(row.served, sizeof(row.served), "%.31s", fastcpu_backend());
 	bench_measure(set, n, row_cfg);
@@ -165,9 +169,11 @@ static void measure_row(bool counters)
 		row.getcpu = set[getcpu_at];
 		row.plain_getcpu = set[getcpu_at + 1];
 	}
-	if (counters) {
+	if (row.has_counter) {
 		row.counter = set[counter_at];
 		row.shard = set[counter_at + 1];
+		row.objcache_pair = set[counter_at + 2];
+		row.malloc_pair = set[counter_at + 3];
 	}
 	latency_measure_waited(&w, row_cfg);
 	row.add_alone = w.alone;

@@ -46,6 +46,9 @@ struct setup_result {
 	/* The per-CPU add, against an atomic add on the shard of
 	 * fastcpu_current_cpu(); not in a vfork child. */
 	struct bench_result counter, shard;
+	/* The object cache's pair against malloc's, 64 bytes; not in a vfork
+	 * child either. */
+	struct bench_result objcache_pair, malloc_pair;
 	bool has_counter, has_getcpu;
 	/* Seed 000's MISS and HIT, where a backend is forced. */
 	struct bench_result miss, hit;

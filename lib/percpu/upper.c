@@ -11,12 +11,14 @@ FASTCPU_TLS struct fastcpu_upper_seen fastcpu_upper_seen;
 /* The fallback asked (upper.h says when), its answer kept. */
 int fastcpu_upper_cpu_ask(void)
 {
-	int cpu = fastcpu_fallback()->cpu_quiet();
+	const struct fastcpu_backend *fallback = fastcpu_fallback();
+	int cpu = fallback->cpu_quiet();
 
 	if (cpu < 0 || cpu >= fastcpu_possible_cpus())
 		cpu = 0;
 	fastcpu_upper_seen.cpu = cpu;
 	fastcpu_upper_seen.index = fastcpu_upper_index(cpu);
-	fastcpu_upper_seen.reuses = FASTCPU_UPPER_REUSES;
+	fastcpu_upper_seen.reuses = fallback == &fastcpu_backend_syscall ?
+				    FASTCPU_UPPER_REUSES_SYSCALL : FASTCPU_UPPER_REUSES;
 	return cpu;
 }

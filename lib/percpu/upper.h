@@ -15,10 +15,12 @@
  * reads a registered one; else the fallback's answer, kept for the next
  * FASTCPU_UPPER_REUSES takes: a thread is seldom moved that often, and
  * asking (a call, a clock, a system call) would cost more than the atomic
- * it chooses a line for. 0 where nothing can answer, errno kept. The
- * thread has attached.
+ * it chooses a line for; FASTCPU_UPPER_REUSES_SYSCALL takes where the
+ * fallback is the bare system call, a hundred times RDPID's cost. 0 where
+ * nothing can answer, errno kept. The thread has attached.
  */
 #define FASTCPU_UPPER_REUSES 32
+#define FASTCPU_UPPER_REUSES_SYSCALL 1024
 struct fastcpu_upper_seen {
 	int cpu;
 	int index;		/* fastcpu_upper_index(cpu) */
