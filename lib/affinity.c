@@ -15,7 +15,7 @@
 /*
  * glibc's contract: after a thread's affinity is set to one CPU, its next
  * sched_getcpu() says that CPU, whichever thread set it and how. The cache
- * must see every change (cache.c), so both functions that make one are
+ * must see every change (answer-cache.c), so both functions that make one are
  * interposed, in every version libc defines them at (configure lists them):
  * sched_setaffinity and pthread_setaffinity_np take a set size, except at
  * GLIBC_2.3.3, where the set is 1024 CPUs. Each wrapper brackets a call to

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/tick.c: the clock that ages the cache's answers (cache.c). */
+/* lib/tick.c: the clock that ages the cache's answers (answer-cache.c). */
 
 #include <errno.h>
 #include <fcntl.h>

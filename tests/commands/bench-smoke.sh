@@ -34,11 +34,12 @@ fi
 # Per-CPU memory: every allocator this machine has, the object cache
 # always (the list and glibc need nothing installed).
 memory=$(../bench/fastcpu-memory-bench --quick --csv-file memory-smoke.csv)
-for line in '^Table 8 (a)' '^Table 8 (b)' '^Table 8 (c)' 'objcache pair / glibc' \
-	    "^objcache's floor"; do
+for line in '^Table 8 (a)' '^Table 8 (b)' '^Table 8 (c)' '^Table 8 (d)' \
+	    'objcache pair / glibc' "^In the objcache's process" '^The aims'; do
 	printf '%s\n' "$memory" | grep -q "$line" ||
 		{ echo "bench-smoke.sh: the memory benchmark says no '$line'" >&2; exit 1; }
 done
 grep -q '^8a,libfastcpu objcache,pair 64,1,' memory-smoke.csv
+grep -q '^8b,libfastcpu objcache,cold set per operation,1,' memory-smoke.csv
 rm -f memory-smoke.csv
 echo "bench runs: $(printf '%s\n' "$out" | grep -c '_ns')" numbers, and the memory tables

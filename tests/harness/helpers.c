@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -338,4 +339,20 @@ bool test_seccomp_works(void)
 void test_deny_rseq(int err, bool also_getcpu)
 {
 	ck_assert_msg(install_filter(err, also_getcpu), "seccomp: %s", strerror(errno));
+}
+
+bool test_limit_address_space(size_t more)
+{
+	struct rlimit limit;
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &limit) != 0) {
+		if (f != NULL)
+			fclose(f);
+		return false;
+	}
+	fclose(f);
+	limit.rlim_cur = (rlim_t)(pages * (unsigned long)sysconf(_SC_PAGESIZE) + more);
+	return setrlimit(RLIMIT_AS, &limit) == 0;
 }

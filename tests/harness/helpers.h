@@ -8,6 +8,7 @@
 #include <check.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What FASTCPU_1.0's header had its inline read go through: programs built
  * against it still read it, so it stays exported and right. */
@@ -78,6 +79,10 @@ void test_signal_stop(void);
  * allowed CPUs; returns once every worker has. */
 void test_stress_run(int count, void *(*work)(void *index), void (*handler)(int));
 void test_stress_enlist(int index);
+
+/* Sets the soft RLIMIT_AS to what the process maps now and more bytes;
+ * false where it cannot. For a fork child of a test. */
+bool test_limit_address_space(size_t more);
 
 /* Whether this process could install a seccomp filter (not under qemu-user). */
 bool test_seccomp_works(void);

@@ -21,22 +21,6 @@
 #include "helpers.h"
 #include "private.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-# define ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define ASAN 1
-# endif
-#endif
-#ifdef ASAN
-# include <sanitizer/asan_interface.h>
-#endif
-
-static int copies(void)
-{
-	return fastcpu_cid_limit();
-}
-
 /* ---- per-CPU memory ----------------------------------------------------- */
 
 static const size_t sizes[] = { 1, 3, 8, 12, 24, 64, 100, 4096, 5000, FASTCPU_PERCPU_STRIDE };
@@ -48,7 +32,7 @@ START_TEST(percpu_copies_are_independent)
 {
 	enum { N = sizeof(sizes) / sizeof(sizes[0]) };
 	unsigned char *p[N];
-	int n = copies();
+	int n = fastcpu_cid_limit();
 
 	for (int k = 0; k < N; k++) {
 		size_t natural = sizes[k] & -sizes[k];
@@ -99,7 +83,7 @@ START_TEST(percpu_bad_input)
 	long on_stack = 0, *from_malloc = malloc(64);
 
 	ck_assert_ptr_nonnull(kept);
-	*fastcpu_percpu_ptr(kept, copies() - 1) = 42;
+	*fastcpu_percpu_ptr(kept, fastcpu_cid_limit() - 1) = 42;
 	errno = 0;
 	ck_assert_ptr_null(fastcpu_percpu_alloc(0));
 	ck_assert_int_eq(errno, EINVAL);
@@ -122,7 +106,7 @@ START_TEST(percpu_bad_input)
 	errno = EDOM;
 	fastcpu_percpu_free(NULL);
 	ck_assert_int_eq(errno, EDOM);
-	ck_assert_int_eq(*fastcpu_percpu_ptr(kept, copies() - 1), 42);
+	ck_assert_int_eq(*fastcpu_percpu_ptr(kept, fastcpu_cid_limit() - 1), 42);
 	ck_assert_int_eq(on_stack, 0);
 	fastcpu_percpu_free(kept);
 	free(from_malloc);
@@ -168,23 +152,6 @@ START_TEST(percpu_space_reused)
 }
 END_TEST
 
-/* Sets the soft RLIMIT_AS to what the process maps now and more bytes. */
-static bool limit_address_space(size_t more)
-{
-	struct rlimit limit;
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f == NULL || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &limit) != 0) {
-		if (f != NULL)
-			fclose(f);
-		return false;
-	}
-	fclose(f);
-	limit.rlim_cur = (rlim_t)(pages * (unsigned long)sysconf(_SC_PAGESIZE) + more);
-	return setrlimit(RLIMIT_AS, &limit) == 0;
-}
-
 START_TEST(out_of_address_space)
 {
 	pid_t pid;
@@ -202,7 +169,7 @@ START_TEST(out_of_address_space)
 		void *last = NULL, *o;
 		long made = 0;
 
-		if (first == NULL || cache == NULL || !limit_address_space(64ul << 20))
+		if (first == NULL || cache == NULL || !test_limit_address_space(64ul << 20))
 			_exit(10);
 		*fastcpu_percpu_ptr(first, 1) = 7;
 		while (fastcpu_percpu_alloc(FASTCPU_PERCPU_STRIDE / 2) != NULL)
@@ -212,7 +179,7 @@ START_TEST(out_of_address_space)
 		fastcpu_percpu_free(first);
 		if (fastcpu_percpu_zalloc(sizeof(long)) != first)
 			_exit(12);
-		if (!limit_address_space(64ul << 20))
+		if (!test_limit_address_space(64ul << 20))
 			_exit(13);
 		while ((o = fastcpu_objcache_alloc(cache)) != NULL)
 			last = o;
@@ -381,7 +348,7 @@ static bool node_has_memory(unsigned int node)
 START_TEST(percpu_copies_on_their_nodes)
 {
 	long *p = fastcpu_percpu_zalloc(sizeof(long));
-	int n = copies(), cpus = n / 2, checked = 0;
+	int n = fastcpu_cid_limit(), cpus = n / 2, checked = 0;
 	bool several = false;
 
 	ck_assert_ptr_nonnull(p);

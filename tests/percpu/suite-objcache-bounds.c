@@ -235,22 +235,6 @@ END_TEST
  * left to map (the cache of 0.4 doubled its regions and tried nothing
  * smaller: NULL after 511 MiB, with 256 MiB still free).
  */
-static bool limit_address_space(size_t more)
-{
-	struct rlimit limit;
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f == NULL || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &limit) != 0) {
-		if (f != NULL)
-			fclose(f);
-		return false;
-	}
-	fclose(f);
-	limit.rlim_cur = (rlim_t)(pages * (unsigned long)sysconf(_SC_PAGESIZE) + more);
-	return setrlimit(RLIMIT_AS, &limit) == 0;
-}
-
 START_TEST(objcache_enomem_only_when_used_up)
 {
 	const size_t more = (size_t)768 << 20, left_most = (size_t)16 << 20;
@@ -268,7 +252,7 @@ START_TEST(objcache_enomem_only_when_used_up)
 		size_t made = 0;
 		void *last = NULL, *o, *left;
 
-		if (cache == NULL || !limit_address_space(more))
+		if (cache == NULL || !test_limit_address_space(more))
 			_exit(10);
 		while ((o = fastcpu_objcache_alloc(cache)) != NULL) {
 			last = o;

@@ -32,11 +32,6 @@
 # include <sanitizer/asan_interface.h>
 #endif
 
-static int copies(void)
-{
-	return fastcpu_cid_limit();
-}
-
 static void census(const struct fastcpu_objcache *cache, struct fastcpu_private_census *c)
 {
 	ck_assert_int_eq(fastcpu_private_objcache_census(cache, c), 0);
@@ -196,7 +191,6 @@ END_TEST
  * finds each once.
  */
 struct tagged {
-	void *cache_words[2];		/* the cache's while free */
 	long holder;
 	int taken;
 	int pad;
@@ -393,7 +387,7 @@ static void objcache_stress(size_t size)
 	for (int k = 0; k < COUNTERS; k++) {
 		long sum = 0, want = 0;
 
-		for (int i = 0; i < copies(); i++)
+		for (int i = 0; i < fastcpu_cid_limit(); i++)
 			sum += *fastcpu_percpu_ptr(ss.counters[k], i);
 		for (long i = 0; i < ss.iterations; i++)
 			want += i % COUNTERS == k;
@@ -583,7 +577,7 @@ static size_t carved_with_threads(int threads)
 	pthread_attr_destroy(&small);
 	check_whole(cache, 0);
 	census(cache, &c);
-	ck_assert_uint_le(c.carved, (size_t)copies() * (c.limit + 32) + 16);
+	ck_assert_uint_le(c.carved, (size_t)fastcpu_cid_limit() * (c.limit + 32) + 16);
 	fastcpu_objcache_destroy(cache);
 	free(t);
 	return c.carved;

@@ -163,18 +163,8 @@ static __inline__ int fastcpu_rseq_magazine_pop_(const volatile int *cpu_at,
 		       [mask] FASTCPU_X86_SOURCE_(mask)
 		     : "memory", "cc", "ecx"
 		     : aborted, moved, empty);
-	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
 	*seen = object;
-	return 0;
-aborted:
-	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
-	return -1;
-moved:
-	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
-	return 1;
-empty:
-	FASTCPU_RSEQ_AFTER_ASM_GOTO_();
-	return 2;
+	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, empty);
 #else
 	__asm__ goto(FASTCPU_X86_SEQUENCE_(
 			"mov" FASTCPU_X86_W_ " (%[slot]), " FASTCPU_X86_CX_ "\n\t"
