@@ -16,6 +16,7 @@
 #include "fastcpu.h"
 #include "helpers.h"
 #include "librseq-shaped.h"
+#include "private.h"
 #include "rseq-owner.h"
 
 /*
@@ -37,10 +38,17 @@
 # define counter_new fastcpu_counter_new
 # define counter_sum fastcpu_counter_sum
 # define cid_limit fastcpu_cid_limit
+# define objcache_alloc(c) fastcpu_objcache_alloc(c)
+# define objcache_free(c, o) fastcpu_objcache_free((c), (o))
 /* The inline sequences of <fastcpu.h>. */
 static void library_add(struct fastcpu_counter *c)
 {
 	fastcpu_counter_add(c, 1);
+}
+
+static struct fastcpu_objcache *objcache_new(size_t size)
+{
+	return fastcpu_objcache_new(size, 0);
 }
 #else
 /* Preloaded, both of them: this program is linked with neither, and the
@@ -56,6 +64,14 @@ static struct fastcpu_counter *(*counter_new)(void);
 static long (*counter_sum)(const struct fastcpu_counter *);
 static int (*cid_limit)(void);
 static void (*percpu_add)(void *, size_t, enum fastcpu_index, long);
+static struct fastcpu_objcache *(*objcache_new_layout)(size_t, size_t, unsigned int);
+static void *(*objcache_alloc)(struct fastcpu_objcache *);
+static void (*objcache_free)(struct fastcpu_objcache *, void *);
+
+static struct fastcpu_objcache *objcache_new(size_t size)
+{
+	return objcache_new_layout(size, 0, FASTCPU_OBJCACHE_LAYOUT_);
+}
 
 static void library_add(struct fastcpu_counter *c)
 {
@@ -84,6 +100,11 @@ static void find_libraries(void)
 	cid_limit = (int (*)(void))must_find("fastcpu_cid_limit");
 	percpu_add = (void (*)(void *, size_t, enum fastcpu_index, long))
 		must_find("fastcpu_percpu_add_out_of_line");
+	objcache_new_layout = (struct fastcpu_objcache *(*)(size_t, size_t, unsigned int))
+		must_find("fastcpu_objcache_new_layout_");
+	objcache_alloc = (void *(*)(struct fastcpu_objcache *))must_find("fastcpu_objcache_alloc");
+	objcache_free = (void (*)(struct fastcpu_objcache *, void *))
+		must_find("fastcpu_objcache_free");
 }
 #endif
 
@@ -274,7 +295,8 @@ END_TEST
  * A thread the owner never registers (librseq registers only the threads
  * that ask it to): the fallback answers it, right on every CPU and at the
  * fallback's speed (bench's setup table), its per-CPU adds land exactly
- * beside those of registered threads under a signal storm, and the moment
+ * beside those of registered threads under a signal storm, and so do its
+ * object cache's allocations and frees (the upper half's), and the moment
  * the owner registers it, the library reads the owner's area. Under the
  * reference-count convention the library registers the shared area itself,
  * and glibc's areas are every thread's where glibc registered them.
@@ -284,10 +306,31 @@ END_TEST
 static struct fastcpu_counter *mixed_counter;
 static unsigned long mixed_handled;
 
+/* The object cache too: objects tagged while held, none handed out twice,
+ * every one free once at the end (the census). */
+struct held { int taken; };
+static struct fastcpu_objcache *mixed_cache;
+static unsigned long mixed_twice, mixed_nulls;
+
+static void object_round(void)
+{
+	struct held *o = objcache_alloc(mixed_cache);
+
+	if (o == NULL) {
+		__atomic_fetch_add(&mixed_nulls, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (__atomic_exchange_n(&o->taken, 1, __ATOMIC_ACQ_REL))
+		__atomic_fetch_add(&mixed_twice, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&o->taken, 0, __ATOMIC_RELEASE);
+	objcache_free(mixed_cache, o);
+}
+
 static void on_mixed_signal(int sig)
 {
 	(void)sig;
 	library_add(mixed_counter);
+	object_round();
 	__atomic_fetch_add(&mixed_handled, 1, __ATOMIC_RELAXED);
 }
 
@@ -306,8 +349,11 @@ static void *mixed_adds(void *k)
 		ck_assert_msg(strncmp(backend(), "rseq", 4) != 0,
 			      "a thread the owner never registered reads \"%s\"", backend());
 	pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
 		library_add(mixed_counter);
+		if (i % 8 == 0)
+			object_round();
+	}
 	pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
 	return NULL;
 }
@@ -327,6 +373,22 @@ static void *never_then_registered(void *unused)
 	return NULL;
 }
 
+/* Every object of cache free, found once (FASTCPU_PRIVATE, looked up:
+ * the same in both builds). */
+static void census_whole(const struct fastcpu_objcache *cache)
+{
+	int (*census)(const struct fastcpu_objcache *, struct fastcpu_private_census *) =
+		(int (*)(const struct fastcpu_objcache *, struct fastcpu_private_census *))
+		dlsym(RTLD_DEFAULT, "fastcpu_private_objcache_census");
+	struct fastcpu_private_census c;
+
+	ck_assert_ptr_nonnull(census);
+	ck_assert_int_eq(census(cache, &c), 0);
+	ck_assert_uint_eq(c.repeated, 0);
+	ck_assert_uint_eq(c.strays, 0);
+	ck_assert_uint_eq(c.listed + c.in_depot, c.carved);
+}
+
 START_TEST(thread_the_owner_never_registers)
 {
 	int threads = 4 * CPU_COUNT(&test_allowed);
@@ -339,7 +401,8 @@ START_TEST(thread_the_owner_never_registers)
 	ck_assert_int_eq(pthread_join(t[0], NULL), 0);
 
 	mixed_counter = counter_new();
-	ck_assert_ptr_nonnull(mixed_counter);
+	mixed_cache = objcache_new(sizeof(struct held));
+	ck_assert(mixed_counter != NULL && mixed_cache != NULL);
 	sigemptyset(&alarm_only);
 	sigaddset(&alarm_only, SIGALRM);
 	pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
@@ -353,6 +416,9 @@ START_TEST(thread_the_owner_never_registers)
 	ck_assert_uint_eq((unsigned long)counter_sum(mixed_counter),
 			  (unsigned long)threads * (unsigned long)test_scaled(MIXED_ADDS) +
 			  mixed_handled);
+	census_whole(mixed_cache);
+	ck_assert_uint_eq(mixed_twice, 0);
+	ck_assert_uint_eq(mixed_nulls, 0);
 }
 END_TEST
 
