@@ -156,6 +156,8 @@ static inline void *fastcpu_objcache_alloc_inline_(struct fastcpu_objcache *cach
 				return (void *)object;
 			if (r == 2)
 				break;
+			if (r < 0)
+				FASTCPU_PERCPU_ON_ABORT();
 		}
 	return (fastcpu_objcache_alloc)(cache);
 }
@@ -177,6 +179,8 @@ static inline void fastcpu_objcache_free_inline_(struct fastcpu_objcache *cache,
 				return;
 			if (r == 2)
 				break;
+			if (r < 0)
+				FASTCPU_PERCPU_ON_ABORT();
 		}
 	(fastcpu_objcache_free)(cache, object);
 }

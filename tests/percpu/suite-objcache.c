@@ -17,6 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The cache's sequences the kernel aborted in this program's own code (the
+ * inline alloc and free; the adds here are the library's, out of line); the
+ * census counts the library's. */
+static unsigned long aborts_inline;
+#define FASTCPU_PERCPU_ON_ABORT() ((void)__atomic_fetch_add(&aborts_inline, 1, __ATOMIC_RELAXED))
+
 #include "fastcpu.h"
 #include "helpers.h"
 #include "private.h"
@@ -246,8 +252,8 @@ static void on_signal(int sig)
 		give_back(a, me);
 	if (b != NULL)
 		give_back(b, me);
-	fastcpu_percpu_add(ss.counters[ss.handler_calls % COUNTERS], FASTCPU_PERCPU_STRIDE,
-			   FASTCPU_BY_CPU, 1);
+	fastcpu_percpu_add_out_of_line(ss.counters[ss.handler_calls % COUNTERS],
+				       FASTCPU_PERCPU_STRIDE, FASTCPU_BY_CPU, 1);
 	__atomic_fetch_add(&ss.handler_adds, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&ss.handler_calls, 1, __ATOMIC_RELAXED);
 	errno = saved;
@@ -297,8 +303,8 @@ static void *stress_worker(void *index)
 
 		for (int k = 0; k < n; k++)
 			held[k] = get(me);
-		fastcpu_percpu_add(ss.counters[i % COUNTERS], FASTCPU_PERCPU_STRIDE,
-				   FASTCPU_BY_CPU, 1);
+		fastcpu_percpu_add_out_of_line(ss.counters[i % COUNTERS], FASTCPU_PERCPU_STRIDE,
+					       FASTCPU_BY_CPU, 1);
 		if (i % 64 == 0) {
 			/* The batch goes to whoever takes the slot next; the
 			 * one found there becomes this worker's. */
@@ -369,12 +375,13 @@ static void objcache_stress(size_t size)
 		ck_assert_ptr_nonnull(ss.counters[k]);
 	}
 	census(ss.cache, &c);
-	aborts_before = c.aborts;
+	aborts_before = c.aborts + __atomic_load_n(&aborts_inline, __ATOMIC_RELAXED);
 	do {
 		test_stress_run(n, stress_worker, on_signal);
 		rounds++;
 		census(ss.cache, &c);
-	} while (SEQUENCES && ss.workers_with_area > 0 && c.aborts == aborts_before &&
+	} while (SEQUENCES && ss.workers_with_area > 0 &&
+		 c.aborts + __atomic_load_n(&aborts_inline, __ATOMIC_RELAXED) == aborts_before &&
 		 test_now_ms() - start < 30000);
 	give_back_exchange();
 	ck_assert_uint_eq(ss.twice, 0);
@@ -383,7 +390,8 @@ static void objcache_stress(size_t size)
 	ck_assert_int_eq(ss.fork_child_wrong, 0);
 	check_whole(ss.cache, 0);
 	if (SEQUENCES && ss.workers_with_area > 0)
-		ck_assert_msg(c.aborts > aborts_before, "the cache's sequences ran, none aborted");
+		ck_assert_msg(c.aborts + aborts_inline > aborts_before,
+			      "the cache's sequences ran, none aborted");
 	for (int k = 0; k < COUNTERS; k++) {
 		long sum = 0, want = 0;
 
