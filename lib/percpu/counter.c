@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/counter.c: the counter: a long in every copy of per-CPU memory. */
+/* lib/percpu/counter.c: the counter: a long in every copy of per-CPU memory. */
 
 #include <errno.h>
 #include <stdlib.h>

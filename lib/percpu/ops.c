@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/percpu.c: the per-CPU operations out of line. */
+/* lib/percpu/ops.c: the per-CPU operations out of line. */
 
 
 #include "cpu-id.h"

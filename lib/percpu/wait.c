@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/wait.c: how a thread waits for another to give something back. */
+/* lib/percpu/wait.c: how a thread waits for what another holds. */
 
 #include <errno.h>
 #include <sched.h>
