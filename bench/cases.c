@@ -67,9 +67,16 @@ bool cases_have_vdso_getcpu(void)
 	return vdso_getcpu_p != NULL;
 }
 
-bool cases_have_rseq_area(void)
+/* The floor: the thread's cpu_id through a pointer found once. */
+static unsigned long loop_rseq_load(unsigned long n)
 {
-	return loops_rseq_cpu_id() != NULL;
+	const volatile int *cpu_id = loops_rseq_cpu_id();
+	unsigned long sum = 0;
+
+	for (unsigned long i = 0; i < n; i += 4) {
+		FOUR(sum += (unsigned long)*cpu_id; KEEP(sum));
+	}
+	return sum;
 }
 
 unsigned long loop_empty(unsigned long n)
@@ -82,19 +89,7 @@ unsigned long loop_empty(unsigned long n)
 	return sum;
 }
 
-/* The floor: the thread's cpu_id through a pointer found once. */
-unsigned long loop_rseq_load(unsigned long n)
-{
-	const volatile int *cpu_id = loops_rseq_cpu_id();
-	unsigned long sum = 0;
-
-	for (unsigned long i = 0; i < n; i += 4) {
-		FOUR(sum += (unsigned long)*cpu_id; KEEP(sum));
-	}
-	return sum;
-}
-
-unsigned long loop_current_cpu(unsigned long n)
+static unsigned long loop_current_cpu(unsigned long n)
 {
 	unsigned long sum = 0;
 
@@ -116,17 +111,17 @@ unsigned long loop_current_cpu(unsigned long n)
 		return sum;					\
 	}
 
-LOOP_CALL(loop_empty_call, ASK_EMPTY_CALL)
+static LOOP_CALL(loop_empty_call, ASK_EMPTY_CALL)
 LOOP_CALL(loop_fastcpu_sched_getcpu, ASK_FASTCPU_SCHED)
 LOOP_CALL(loop_fastcpu_getcpu_generic, ASK_FASTCPU_GETCPU_GENERIC)
 LOOP_CALL(loop_fastcpu_getcpu, ASK_FASTCPU_GETCPU)
 LOOP_CALL(loop_glibc_sched_getcpu, ASK_GLIBC_SCHED)
-LOOP_CALL(loop_glibc_getcpu_generic, ASK_GLIBC_GETCPU_GENERIC)
+static LOOP_CALL(loop_glibc_getcpu_generic, ASK_GLIBC_GETCPU_GENERIC)
 LOOP_CALL(loop_glibc_getcpu, ASK_GLIBC_GETCPU)
 LOOP_CALL(loop_syscall_getcpu, ASK_SYSCALL)
-LOOP_CALL(loop_vdso_getcpu, ASK_VDSO)
+static LOOP_CALL(loop_vdso_getcpu, ASK_VDSO)
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef CASES_X86
 bool cases_have_rdpid(void)
 {
 	unsigned int a, b, c, d;
@@ -134,10 +129,81 @@ bool cases_have_rdpid(void)
 	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
 }
 
-LOOP_CALL(loop_rdpid, ASK_RDPID)
-LOOP_CALL(loop_lsl, ASK_LSL)
-LOOP_CALL(loop_rdtscp, ASK_RDTSCP)
+static LOOP_CALL(loop_rdpid, ASK_RDPID)
+static LOOP_CALL(loop_lsl, ASK_LSL)
+static LOOP_CALL(loop_rdtscp, ASK_RDTSCP)
 #endif
+
+#ifdef CASES_X86
+# define X86_ONLY(loop) loop
+#else
+# define X86_ONLY(loop) NULL
+#endif
+
+static const struct {
+	const char *name;
+	bench_loop_fn reading;	/* Table 1's loop; NULL: Table 7 only */
+} ways[WAYS] = {
+	[WAY_NOTHING] = { "empty loop (not subtracted)", loop_empty },
+	[WAY_RSEQ_LOAD] = { "rseq cpu_id load (bare)", loop_rseq_load },
+	[WAY_CURRENT_CPU] = { "fastcpu_current_cpu() inline", loop_current_cpu },
+	[WAY_EMPTY_CALL] = { "empty function call (the floor)", loop_empty_call },
+	[WAY_FASTCPU_SCHED] = { "libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu },
+	[WAY_GLIBC_SCHED] = { "glibc sched_getcpu()", loop_glibc_sched_getcpu },
+	[WAY_FASTCPU_GETCPU] = { "libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu },
+	[WAY_GLIBC_GETCPU] = { "glibc getcpu(&c, &n)", loop_glibc_getcpu },
+	[WAY_FASTCPU_GETCPU_GENERIC] = { "libfastcpu getcpu(&c, NULL)",
+					 loop_fastcpu_getcpu_generic },
+	[WAY_GLIBC_GETCPU_GENERIC] = { "glibc getcpu(&c, NULL)", loop_glibc_getcpu_generic },
+	[WAY_VDSO] = { "vDSO getcpu, called directly", loop_vdso_getcpu },
+	[WAY_RDPID] = { "RDPID inline", X86_ONLY(loop_rdpid) },
+	[WAY_LSL] = { "LSL inline", X86_ONLY(loop_lsl) },
+	[WAY_RDTSCP] = { "RDTSCP inline", X86_ONLY(loop_rdtscp) },
+	[WAY_SYSCALL] = { "getcpu system call", loop_syscall_getcpu },
+	[WAY_FASTCPU_CID] = { "libfastcpu fastcpu_cid()", NULL },
+	[WAY_CURRENT_CPU_NODE] = { "fastcpu_current_cpu_node() inline", NULL },
+	[WAY_CURRENT_CID] = { "fastcpu_current_cid() inline", NULL },
+	[WAY_LEAF_NO_STORE] = { "leaf, one load, no store (shape)", NULL },
+	[WAY_LEAF_ONE_STORE] = { "leaf, one load, one store (shape)", NULL },
+};
+
+const char *way_name(enum way w)
+{
+	return ways[w].name;
+}
+
+bool way_here(enum way w)
+{
+	switch (w) {
+	case WAY_RSEQ_LOAD:
+		return loops_rseq_cpu_id() != NULL;
+	case WAY_GLIBC_GETCPU:
+	case WAY_GLIBC_GETCPU_GENERIC:
+		return cases_have_glibc_getcpu();
+	case WAY_VDSO:
+		return cases_have_vdso_getcpu();
+#ifdef CASES_X86
+	case WAY_RDPID:
+		return cases_have_rdpid();
+#else
+	case WAY_RDPID:
+	case WAY_LSL:
+	case WAY_RDTSCP:
+		return false;
+#endif
+	default:
+		return true;
+	}
+}
+
+void cases_reading(struct bench_result cases[WAYS])
+{
+	for (int w = 0; w < WAYS; w++)
+		cases[w] = (struct bench_result){
+			.name = ways[w].name,
+			.loop = way_here((enum way)w) ? ways[w].reading : NULL,
+		};
+}
 
 int glibc_sched_getcpu(void)
 {

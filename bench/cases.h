@@ -7,11 +7,12 @@
 
 #include <stdbool.h>
 
+#include "measure.h"
+
 /* Looks up glibc's own sched_getcpu and getcpu in libc itself, so that the
  * comparison holds with libfastcpu linked or preloaded. */
 void cases_init(void);
 bool cases_have_glibc_getcpu(void);	/* glibc >= 2.29 */
-bool cases_have_rseq_area(void);	/* after the thread's first call */
 
 /* The functions timed, called through volatile pointers: the compiler can
  * neither inline nor hoist them (glibc's: NULL where glibc lacks them). */
@@ -57,27 +58,59 @@ extern int (*volatile empty_function_p)(void);
 	c = aux_ & 0xfff; KEEP(lo_); KEEP(hi_); }
 #endif
 
+/*
+ * The ways of asking, each a row of Table 1 (nothing waits on the answer)
+ * and of Table 7 (work waits on it) where it belongs, keyed by this id and
+ * printed by its name; in Table 1's order.
+ */
+enum way {
+	WAY_NOTHING,		/* [0] of both: the loop alone, not subtracted */
+	WAY_RSEQ_LOAD,		/* Table 1 only: the bare load of cpu_id */
+	WAY_CURRENT_CPU,
+	WAY_EMPTY_CALL,
+	WAY_FASTCPU_SCHED,
+	WAY_GLIBC_SCHED,
+	WAY_FASTCPU_GETCPU,
+	WAY_GLIBC_GETCPU,
+	WAY_FASTCPU_GETCPU_GENERIC,	/* getcpu(&c, NULL): Table 1 only */
+	WAY_GLIBC_GETCPU_GENERIC,
+	WAY_VDSO,
+	WAY_RDPID,		/* x86 only, these three */
+	WAY_LSL,
+	WAY_RDTSCP,
+	WAY_SYSCALL,
+	WAY_FASTCPU_CID,	/* Table 7 only, from here on */
+	WAY_CURRENT_CPU_NODE,
+	WAY_CURRENT_CID,
+	WAY_LEAF_NO_STORE,	/* two shapes of a called function (latency.c) */
+	WAY_LEAF_ONE_STORE,
+	WAYS
+};
+
+/* The row's name (Table 7 gives its WAY_NOTHING a name of its own). */
+const char *way_name(enum way w);
+/* Whether this machine and process can ask that way (glibc's getcpu,
+ * the vDSO's, RDPID, the thread's rseq area where <fastcpu.h> reads it). */
+bool way_here(enum way w);
+
+/* Table 1: the ways it times that are here, each in cases[its way]; the
+ * others left without a loop. */
+void cases_reading(struct bench_result cases[WAYS]);
+
+/* The loops the setup table's processes time (setups.c). */
 unsigned long loop_empty(unsigned long n);
-unsigned long loop_empty_call(unsigned long n);
-unsigned long loop_rseq_load(unsigned long n);
-unsigned long loop_current_cpu(unsigned long n);
 unsigned long loop_fastcpu_sched_getcpu(unsigned long n);
 unsigned long loop_fastcpu_getcpu_generic(unsigned long n);
 unsigned long loop_fastcpu_getcpu(unsigned long n);
 unsigned long loop_glibc_sched_getcpu(unsigned long n);
-unsigned long loop_glibc_getcpu_generic(unsigned long n);
 unsigned long loop_glibc_getcpu(unsigned long n);
 unsigned long loop_syscall_getcpu(unsigned long n);
-unsigned long loop_vdso_getcpu(unsigned long n);
-bool cases_have_vdso_getcpu(void);
 
 #if defined(__x86_64__) || defined(__i386__)
 # define CASES_X86 1
-unsigned long loop_rdpid(unsigned long n);
-unsigned long loop_lsl(unsigned long n);
-unsigned long loop_rdtscp(unsigned long n);
 bool cases_have_rdpid(void);
 #endif
+bool cases_have_vdso_getcpu(void);
 
 /* glibc's own sched_getcpu(), whoever interposes it. */
 int glibc_sched_getcpu(void);

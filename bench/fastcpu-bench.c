@@ -3,17 +3,13 @@
 /* bench/fastcpu-bench.c: libfastcpu against the system libc, in one run. */
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <gnu/libc-version.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cases.h"
@@ -34,73 +30,11 @@ static const char usage[] =
 	"or --csv, the same numbers for machines; --csv-file also writes them\n"
 	"to FILE.\n";
 
-#define CASE(label, fn) ((struct bench_result){ .name = (label), .loop = (fn) })
-
 static struct bench_config cfg = { .runs = 1001, .iters = 1000 };
 static unsigned long counter_increments = 2000000;
 static int counter_rounds = 7;
 static int first_call_threads = 200;
 static cpu_set_t allowed;
-
-/* ---- the first call of a thread (lazy registration) -------------------- */
-
-static void (*first_call_fn)(void);
-static double first_call_ns;
-
-static void *first_call_thread(void *unused)
-{
-	double t0 = bench_ticks();
-
-	(void)unused;
-	first_call_fn();
-	first_call_ns = (bench_ticks() - t0) * bench_ns_per_tick();
-	return NULL;
-}
-
-static int compare(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void first_call_raw(double *best, double *median, void (*fn)(void))
-{
-	double *v = calloc((size_t)first_call_threads, sizeof(double));
-
-	if (v == NULL)
-		abort();
-	for (int i = 0; i < first_call_threads; i++) {
-		pthread_t t;
-
-		first_call_fn = fn;
-		if (pthread_create(&t, NULL, first_call_thread, NULL) != 0)
-			abort();
-		pthread_join(t, NULL);
-		v[i] = first_call_ns;
-	}
-	qsort(v, (size_t)first_call_threads, sizeof(double), compare);
-	*best = v[0];
-	*median = v[first_call_threads / 2];
-	free(v);
-}
-
-static void no_call(void)
-{
-}
-
-/* Best and median of a fresh thread's first call, minus the same timing
- * around nothing in a fresh thread. */
-static void first_call(struct bench_result *r, void (*fn)(void))
-{
-	double empty_best, empty_median;
-
-	first_call_raw(&empty_best, &empty_median, no_call);
-	first_call_raw(&r->best_ns, &r->median_ns, fn);
-	r->best_ns -= empty_best;
-	r->median_ns -= empty_median;
-	r->best_cycles = r->median_cycles = -1;
-}
 
 /* ---- the machine ------------------------------------------------------- */
 
@@ -175,13 +109,6 @@ static void restricted_counter(struct report_restricted *x, unsigned long increm
 	sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * One column of Table 4: every kind with nthreads threads, in rounds that
  * each run them all (from a different one each time, so that a noisy
@@ -190,7 +117,7 @@ static int compare_doubles(const void *a, const void *b)
  */
 static void counter_threads(struct report *r, int nthreads)
 {
-	double ns[COUNTER_KINDS][16], empty_median = 0, empty_best = 0;
+	double ns[COUNTER_KINDS][16], best[COUNTER_KINDS], median[COUNTER_KINDS];
 	int t = r->thread_counts++, rounds = counter_rounds < 16 ? counter_rounds : 16;
 
 	r->threads[t] = nthreads;
@@ -201,14 +128,13 @@ static void counter_threads(struct report *r, int nthreads)
 			ns[k][round] = counter_available(k, nthreads) ?
 				counter_ns_per_increment(k, nthreads, counter_increments) : -1;
 		}
+	for (int k = 0; k < COUNTER_KINDS; k++)
+		bench_best_and_median(ns[k], rounds, &best[k], &median[k]);
 	for (int k = 0; k < COUNTER_KINDS; k++) {
-		qsort(ns[k], (size_t)rounds, sizeof(double), compare_doubles);
-		if (k == COUNTER_EMPTY) {
-			empty_median = ns[k][rounds / 2];
-			empty_best = ns[k][0];
-		}
-		r->counter_ns[k][t] = ns[k][0] < 0 ? -1 : ns[k][rounds / 2] - empty_median;
-		r->counter_best[k][t] = ns[k][0] < 0 ? -1 : ns[k][0] - empty_best;
+		bool ran = best[k] >= 0;
+
+		r->counter_ns[k][t] = ran ? median[k] - median[COUNTER_EMPTY] : -1;
+		r->counter_best[k][t] = ran ? best[k] - best[COUNTER_EMPTY] : -1;
 	}
 }
 
@@ -260,66 +186,31 @@ static int options(int argc, char **argv, enum format *format, const char **csv_
  * its environment. */
 static void reading_tables(struct report *r)
 {
-	static struct bench_result reading[16], loops[LOOPS_MAX];
-	static struct latency_table latency;
-	int n = 0;
-
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
 	snprintf(r->machine.backend, sizeof(r->machine.backend), "%.31s", fastcpu_backend());
-	reading[n++] = CASE("empty loop (not subtracted)", loop_empty);
-	if (cases_have_rseq_area())
-		reading[n++] = CASE("rseq cpu_id load (bare)", loop_rseq_load);
-	reading[n++] = CASE("fastcpu_current_cpu() inline", loop_current_cpu);
-	reading[n++] = CASE("empty function call (the floor)", loop_empty_call);
-	reading[n++] = CASE("libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu);
-	reading[n++] = CASE("glibc sched_getcpu()", loop_glibc_sched_getcpu);
-	reading[n++] = CASE("libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu);
-	if (cases_have_glibc_getcpu())
-		reading[n++] = CASE("glibc getcpu(&c, &n)", loop_glibc_getcpu);
-	reading[n++] = CASE("libfastcpu getcpu(&c, NULL)", loop_fastcpu_getcpu_generic);
-	if (cases_have_glibc_getcpu())
-		reading[n++] = CASE("glibc getcpu(&c, NULL)", loop_glibc_getcpu_generic);
-	if (cases_have_vdso_getcpu())
-		reading[n++] = CASE("vDSO getcpu, called directly", loop_vdso_getcpu);
-#ifdef CASES_X86
-	if (cases_have_rdpid())
-		reading[n++] = CASE("RDPID inline", loop_rdpid);
-	reading[n++] = CASE("LSL inline", loop_lsl);
-	reading[n++] = CASE("RDTSCP inline", loop_rdtscp);
-#endif
-	reading[n++] = CASE("getcpu system call", loop_syscall_getcpu);
-	bench_measure(reading, n, &cfg);
-	r->reading = reading;
-	r->reading_count = n;
-
+	cases_reading(r->reading);
+	bench_measure(r->reading, WAYS, &cfg);
 	/* Table 7: the same ways of asking, where the answer is waited on. */
-	latency_measure(&latency, &cfg, true);
-	r->latency = &latency;
-
+	latency_measure(&r->latency, &cfg, true);
 	/* Table 5: the inline reads in a loop, with reference rows where
 	 * the thread reads an rseq area. */
-	r->loop_count = loops_cases(loops, loops_init());
-	bench_measure(loops, r->loop_count, &cfg);
-	r->loops = loops;
+	loops_cases(r->loops, loops_init());
+	bench_measure(r->loops, LOOP_CASES, &cfg);
 	r->cid_limit = fastcpu_cid_limit();
-
-	first_call(&r->first_fastcpu, once_fastcpu_sched_getcpu);
-	first_call(&r->first_glibc, once_glibc_sched_getcpu);
+	bench_measure_first_call(&r->first_fastcpu, once_fastcpu_sched_getcpu, first_call_threads);
+	bench_measure_first_call(&r->first_glibc, once_glibc_sched_getcpu, first_call_threads);
 }
 
 /* Table 4, one thread pinned then threads free, and table 6. */
 static void counter_tables(struct report *r)
 {
-	static struct bench_result one_thread[COUNTER_KINDS];
-
 	counters_init();
 	for (int k = 0; k < COUNTER_KINDS; k++)
-		if (counter_available(k, 1))
-			one_thread[r->counter_one_count++] =
-				CASE(counter_names[k], counter_measure_loops[k]);
-	bench_measure(one_thread, r->counter_one_count, &cfg);
-	r->counter_one = one_thread;
-
+		r->counter_one[k] = (struct bench_result){
+			.name = counter_names[k],
+			.loop = counter_available(k, 1) ? counter_measure_loops[k] : NULL,
+		};
+	bench_measure(r->counter_one, COUNTER_KINDS, &cfg);
 	sched_setaffinity(0, sizeof(allowed), &allowed);
 	for (int t = 1; (t <= 8 || t <= 2 * r->machine.cpus) &&
 	     r->thread_counts < REPORT_MAX_THREAD_COUNTS; t *= 2)

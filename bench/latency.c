@@ -86,8 +86,6 @@ static int (*volatile leaf_no_store_p)(void) = latency_leaf_no_store;
 static int (*volatile leaf_one_store_p)(void) = latency_leaf_one_store;
 #else
 # define HAVE_SHAPES 0
-static int (*volatile leaf_no_store_p)(void);
-static int (*volatile leaf_one_store_p)(void);
 #endif
 
 WAITED(nothing, ASK_NOTHING)
@@ -102,91 +100,56 @@ WAITED(current_cpu_node, ASK_CURRENT_CPU_NODE)
 WAITED(current_cid, ASK_CURRENT_CID)
 WAITED(vdso, ASK_VDSO)
 WAITED(syscall, ASK_SYSCALL)
-WAITED(leaf_no_store, c = (unsigned int)leaf_no_store_p())
-WAITED(leaf_one_store, c = (unsigned int)leaf_one_store_p())
 #ifdef CASES_X86
 WAITED(rdpid, ASK_RDPID)
 WAITED(lsl, ASK_LSL)
 WAITED(rdtscp, ASK_RDTSCP)
 #endif
-
-#define ROW(label, name) { label, add_##name, chain_##name }
-
-static const struct latency_row {
-	const char *name;
-	bench_loop_fn add, chain;
-} rows[] = {
-	ROW(LATENCY_BASE, nothing),
-	ROW("empty function call (the floor)", empty_call),
-	ROW(LATENCY_GLIBC_SCHED, glibc_sched),
-	ROW(LATENCY_FASTCPU_SCHED, fastcpu_sched),
-	ROW(LATENCY_GLIBC_GETCPU, glibc_getcpu),
-	ROW(LATENCY_FASTCPU_GETCPU, fastcpu_getcpu),
-	ROW("libfastcpu fastcpu_cid()", fastcpu_cid),
-	ROW("fastcpu_current_cpu() inline", current_cpu),
-	ROW("fastcpu_current_cpu_node() inline", current_cpu_node),
-	ROW("fastcpu_current_cid() inline", current_cid),
-	ROW("vDSO getcpu, called directly", vdso),
-#ifdef CASES_X86
-	ROW("RDPID inline", rdpid),
-	ROW("LSL inline", lsl),
-	ROW("RDTSCP inline", rdtscp),
+#if HAVE_SHAPES
+WAITED(leaf_no_store, c = (unsigned int)leaf_no_store_p())
+WAITED(leaf_one_store, c = (unsigned int)leaf_one_store_p())
 #endif
-	ROW(LATENCY_SYSCALL, syscall),
-	ROW("leaf, one load, no store (shape)", leaf_no_store),
-	ROW("leaf, one load, one store (shape)", leaf_one_store),
+
+#define ROW(way, name, setups) { way, add_##name, chain_##name, setups }
+
+/* Table 7's rows, in its order; setups: a process of the setup table
+ * times it too. */
+static const struct latency_row {
+	enum way way;
+	bench_loop_fn add, chain;
+	bool setups;
+} rows[] = {
+	ROW(WAY_NOTHING, nothing, true),
+	ROW(WAY_EMPTY_CALL, empty_call, false),
+	ROW(WAY_GLIBC_SCHED, glibc_sched, true),
+	ROW(WAY_FASTCPU_SCHED, fastcpu_sched, true),
+	ROW(WAY_GLIBC_GETCPU, glibc_getcpu, true),
+	ROW(WAY_FASTCPU_GETCPU, fastcpu_getcpu, true),
+	ROW(WAY_FASTCPU_CID, fastcpu_cid, false),
+	ROW(WAY_CURRENT_CPU, current_cpu, false),
+	ROW(WAY_CURRENT_CPU_NODE, current_cpu_node, false),
+	ROW(WAY_CURRENT_CID, current_cid, false),
+	ROW(WAY_VDSO, vdso, false),
+#ifdef CASES_X86
+	ROW(WAY_RDPID, rdpid, false),
+	ROW(WAY_LSL, lsl, false),
+	ROW(WAY_RDTSCP, rdtscp, false),
+#endif
+	ROW(WAY_SYSCALL, syscall, true),
+#if HAVE_SHAPES
+	ROW(WAY_LEAF_NO_STORE, leaf_no_store, false),
+	ROW(WAY_LEAF_ONE_STORE, leaf_one_store, false),
+#endif
 };
 
-/* Whether row i can run here. */
-static bool available(const struct latency_row *row)
+/* The row's case, named as the table names it. */
+static struct bench_result row_case(const struct latency_row *row, bool chained)
 {
-	if (row->add == add_glibc_getcpu)
-		return cases_have_glibc_getcpu();
-	if (row->add == add_vdso)
-		return cases_have_vdso_getcpu();
-	if (row->add == add_leaf_no_store || row->add == add_leaf_one_store)
-		return HAVE_SHAPES;
-#ifdef CASES_X86
-	if (row->add == add_rdpid)
-		return cases_have_rdpid();
-#endif
-	return true;
-}
-
-static int cases_of(struct bench_result *c, bool chained, bool all)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct latency_row *row = &rows[i];
-
-		if (!available(row))
-			continue;
-		/* A process of the setup table times only these. */
-		if (!all && strcmp(row->name, LATENCY_BASE) != 0 &&
-		    strcmp(row->name, LATENCY_GLIBC_SCHED) != 0 &&
-		    strcmp(row->name, LATENCY_FASTCPU_SCHED) != 0 &&
-		    strcmp(row->name, LATENCY_GLIBC_GETCPU) != 0 &&
-		    strcmp(row->name, LATENCY_FASTCPU_GETCPU) != 0 &&
-		    strcmp(row->name, LATENCY_SYSCALL) != 0)
-			continue;
-		c[n++] = (struct bench_result){
-			.name = row->name, .loop = chained ? row->chain : row->add,
-		};
-	}
-	return n;
-}
-
-/* The row of t called name, or false where it did not run. */
-static bool row_named(const struct latency_table *t, const char *name,
-		      struct bench_result *out)
-{
-	for (int i = 0; i < t->count; i++)
-		if (strcmp(t->add[i].name, name) == 0) {
-			*out = t->add[i];
-			return true;
-		}
-	return false;
+	return (struct bench_result){
+		.name = row->way == WAY_NOTHING ? "the work alone (not subtracted)" :
+			way_name(row->way),
+		.loop = chained ? row->chain : row->add,
+	};
 }
 
 void latency_measure_waited(struct latency_waited *w, const struct bench_config *cfg)
@@ -194,22 +157,29 @@ void latency_measure_waited(struct latency_waited *w, const struct bench_config 
 	static struct latency_table t;
 
 	latency_measure(&t, cfg, false);
-	w->alone = t.add[0];
-	(void)row_named(&t, LATENCY_FASTCPU_SCHED, &w->sched);
-	(void)row_named(&t, LATENCY_GLIBC_SCHED, &w->glibc_sched);
-	(void)row_named(&t, LATENCY_FASTCPU_GETCPU, &w->getcpu);
-	(void)row_named(&t, LATENCY_SYSCALL, &w->syscall);
-	w->glibc_has_getcpu = row_named(&t, LATENCY_GLIBC_GETCPU, &w->glibc_getcpu);
+	w->alone = t.add[WAY_NOTHING];
+	w->sched = t.add[WAY_FASTCPU_SCHED];
+	w->glibc_sched = t.add[WAY_GLIBC_SCHED];
+	w->getcpu = t.add[WAY_FASTCPU_GETCPU];
+	w->glibc_getcpu = t.add[WAY_GLIBC_GETCPU];
+	w->syscall = t.add[WAY_SYSCALL];
+	w->glibc_has_getcpu = bench_ran(&t.add[WAY_GLIBC_GETCPU]) != NULL;
 }
 
-int latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all)
+void latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all)
 {
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
-	t->count = cases_of(t->add, false, all);
-	bench_measure(t->add, t->count, cfg);
-	if (all) {
-		(void)cases_of(t->chain, true, all);
-		bench_measure(t->chain, t->count, cfg);
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		enum way w = rows[i].way;
+
+		if (!way_here(w) || !(all || rows[i].setups))
+			continue;
+		t->order[t->count++] = w;
+		t->add[w] = row_case(&rows[i], false);
+		t->chain[w] = row_case(&rows[i], true);
 	}
-	return t->count;
+	bench_measure(t->add, WAYS, cfg);
+	if (all)
+		bench_measure(t->chain, WAYS, cfg);
 }

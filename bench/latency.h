@@ -7,31 +7,23 @@
 
 #include <stdbool.h>
 
+#include "cases.h"
 #include "measure.h"
 
-/* Row names the report and the aims look up. */
-#define LATENCY_BASE "the work alone (not subtracted)"
-#define LATENCY_GLIBC_SCHED "glibc sched_getcpu()"
-#define LATENCY_FASTCPU_SCHED "libfastcpu sched_getcpu()"
-#define LATENCY_GLIBC_GETCPU "glibc getcpu(&c, &n)"
-#define LATENCY_FASTCPU_GETCPU "libfastcpu getcpu(&c, &n)"
-#define LATENCY_SYSCALL "getcpu system call"
-
-#define LATENCY_MAX 20
-
-/* Each way of asking twice, rows in the same order, [0] the work alone:
+/* Each way of asking twice, keyed by way, [WAY_NOTHING] the work alone:
  * add, a locked add on the answer's shard follows; chain, the answer
- * indexes a load the next index adds. ns per call beyond the work. */
+ * indexes a load the next index adds. ns per call beyond the work; a way
+ * not timed has no loop. order: the ways timed, in the table's order. */
 struct latency_table {
-	struct bench_result add[LATENCY_MAX], chain[LATENCY_MAX];
+	struct bench_result add[WAYS], chain[WAYS];
+	enum way order[WAYS];
 	int count;
 };
 
-/* Measures every way of asking this machine has (all), or only glibc's and
- * glibc's, the library's exported ones and the system call (a process of
- * the setup table); returns
- * the number of rows. */
-int latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all);
+/* Measures every way of asking this machine has (all), or only glibc's,
+ * the library's exported ones and the system call (a process of the
+ * setup table: add only). */
+void latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all);
 
 /* Table 7's (a) of glibc's and the library's exported calls and the
  * system call, each beyond the add alone (a process of the setup table

@@ -97,24 +97,28 @@ bool loops_init(void)
 	return true;
 }
 
-#define CASE(n, f) (struct bench_result){ .name = (n), .loop = (f) }
+/* reference: a row of this benchmark's librseq-style code. */
+static const struct {
+	const char *name;
+	bench_loop_fn loop;
+	bool reference;
+} cases[LOOP_CASES] = {
+	[LOOP_EMPTY] = { "empty loop (not subtracted)", loop_empty, false },
+	[LOOP_FLOOR] = { "floor: bare cpu_id load, address hoisted", loop_floor, true },
+	[LOOP_RAW] = { "librseq-style raw cpu_id read", loop_raw, true },
+	[LOOP_CHECKED] = { "librseq-style checked read", loop_checked, true },
+	[LOOP_CURRENT_CPU] = { "fastcpu_current_cpu()", loop_current_cpu, false },
+	[LOOP_RAW_PAIR] = { "librseq-style cpu_id + node_id reads", loop_raw_pair, true },
+	[LOOP_PAIR] = { "fastcpu_current_cpu_node()", loop_pair, false },
+	[LOOP_RAW_CID] = { "librseq-style raw mm_cid read", loop_raw_cid, true },
+	[LOOP_CID] = { "fastcpu_current_cid()", loop_cid, false },
+};
 
-int loops_cases(struct bench_result *c, bool reference_rows)
+void loops_cases(struct bench_result c[LOOP_CASES], bool reference_rows)
 {
-	int n = 0;
-
-	c[n++] = CASE("empty loop (not subtracted)", loop_empty);
-	if (reference_rows) {
-		c[n++] = CASE("floor: bare cpu_id load, address hoisted", loop_floor);
-		c[n++] = CASE("librseq-style raw cpu_id read", loop_raw);
-		c[n++] = CASE("librseq-style checked read", loop_checked);
-	}
-	c[n++] = CASE("fastcpu_current_cpu()", loop_current_cpu);
-	if (reference_rows)
-		c[n++] = CASE("librseq-style cpu_id + node_id reads", loop_raw_pair);
-	c[n++] = CASE("fastcpu_current_cpu_node()", loop_pair);
-	if (reference_rows)
-		c[n++] = CASE("librseq-style raw mm_cid read", loop_raw_cid);
-	c[n++] = CASE("fastcpu_current_cid()", loop_cid);
-	return n;
+	for (int i = 0; i < LOOP_CASES; i++)
+		c[i] = (struct bench_result){
+			.name = cases[i].name,
+			.loop = reference_rows || !cases[i].reference ? cases[i].loop : NULL,
+		};
 }

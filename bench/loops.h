@@ -17,8 +17,23 @@ const volatile int *loops_rseq_cpu_id(void);
  * it has none, and the reference rows are left out. */
 bool loops_init(void);
 
-/* Fills cases (room for LOOPS_MAX, [0] the empty loop); returns how many. */
-#define LOOPS_MAX 10
-int loops_cases(struct bench_result *cases, bool reference_rows);
+/* Table 5's rows, in its order; the librseq-style reference rows only
+ * where the thread reads an rseq area. */
+enum loop_case {
+	LOOP_EMPTY,		/* not subtracted */
+	LOOP_FLOOR,		/* a bare load of cpu_id, its address found once */
+	LOOP_RAW,
+	LOOP_CHECKED,
+	LOOP_CURRENT_CPU,
+	LOOP_RAW_PAIR,
+	LOOP_PAIR,
+	LOOP_RAW_CID,
+	LOOP_CID,
+	LOOP_CASES
+};
+
+/* Fills cases[each case], the reference rows without a loop unless
+ * reference_rows. */
+void loops_cases(struct bench_result cases[LOOP_CASES], bool reference_rows);
 
 #endif /* FASTCPU_BENCH_LOOPS_H */

@@ -3,6 +3,7 @@
 /* bench/measure.c: interleaved runs, best and median, baseline removed. */
 
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -96,18 +97,72 @@ static int compare_doubles(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void best_and_median(double *v, int n, double *best, double *median)
+void bench_best_and_median(double *v, int n, double *best, double *median)
 {
 	qsort(v, (size_t)n, sizeof(*v), compare_doubles);
 	*best = v[0];
 	*median = v[n / 2];
 }
 
-/* After best_and_median() sorted v. */
+/* After bench_best_and_median() sorted v. */
 static void quartiles(const double *v, int n, double *q1, double *q3)
 {
 	*q1 = v[n / 4];
 	*q3 = v[(3 * n) / 4];
+}
+
+/* Each run times every case once, from case (run mod n) on: ns and
+ * cycles of case i's run r at [i * runs + r]. */
+static void interleaved_runs(struct bench_result *cases, int n, const struct bench_config *cfg,
+			     double *ns, double *cy)
+{
+	int runs = cfg->runs;
+	bool cycles = bench_have_cycles();
+
+	for (int r = 0; r < runs; r++)
+		for (int k = 0; k < n; k++) {
+			int i = (r + k) % n;
+			double c0, t0;
+
+			if (cases[i].loop == NULL)
+				continue;
+			c0 = cycles ? cycles_now() : 0;
+			t0 = bench_now_ns();
+			cases[i].loop(cfg->iters);
+			ns[i * runs + r] = bench_now_ns() - t0;
+			cy[i * runs + r] = cycles ? cycles_now() - c0 : 0;
+		}
+}
+
+/* A case's best, median and quartiles per operation, from its runs. */
+static void summarise(struct bench_result *c, double *ns, double *cy,
+		      const struct bench_config *cfg)
+{
+	double iters = (double)cfg->iters;
+	bool cycles = bench_have_cycles();
+
+	bench_best_and_median(ns, cfg->runs, &c->best_ns, &c->median_ns);
+	quartiles(ns, cfg->runs, &c->q1_ns, &c->q3_ns);
+	bench_best_and_median(cy, cfg->runs, &c->best_cycles, &c->median_cycles);
+	c->best_ns /= iters;
+	c->median_ns /= iters;
+	c->q1_ns /= iters;
+	c->q3_ns /= iters;
+	c->best_cycles = cycles ? c->best_cycles / iters : -1;
+	c->median_cycles = cycles ? c->median_cycles / iters : -1;
+}
+
+/* The empty loop's cost taken off a case. */
+static void subtract(struct bench_result *c, const struct bench_result *empty)
+{
+	c->best_ns -= empty->best_ns;
+	c->median_ns -= empty->median_ns;
+	c->q1_ns -= empty->median_ns;
+	c->q3_ns -= empty->median_ns;
+	if (c->best_cycles >= 0) {
+		c->best_cycles -= empty->best_cycles;
+		c->median_cycles -= empty->median_cycles;
+	}
 }
 
 void bench_measure(struct bench_result *cases, int n,
@@ -116,47 +171,19 @@ void bench_measure(struct bench_result *cases, int n,
 	int runs = cfg->runs;
 	double *ns = calloc((size_t)(n * runs), sizeof(double));
 	double *cy = calloc((size_t)(n * runs), sizeof(double));
-	bool cycles = bench_have_cycles();
 
 	if (ns == NULL || cy == NULL)
 		abort();
 	for (int i = 0; i < n; i++)	/* warm caches, predictors, lazy binding */
-		cases[i].loop(cfg->iters);
-	for (int r = 0; r < runs; r++) {
-		for (int k = 0; k < n; k++) {
-			int i = (r + k) % n;
-			double c0 = cycles ? cycles_now() : 0;
-			double t0 = bench_now_ns();
-
+		if (cases[i].loop != NULL)
 			cases[i].loop(cfg->iters);
-			ns[i * runs + r] = bench_now_ns() - t0;
-			cy[i * runs + r] = cycles ? cycles_now() - c0 : 0;
-		}
-	}
-	for (int i = 0; i < n; i++) {
-		struct bench_result *c = &cases[i];
-
-		best_and_median(ns + i * runs, runs, &c->best_ns, &c->median_ns);
-		quartiles(ns + i * runs, runs, &c->q1_ns, &c->q3_ns);
-		c->q1_ns /= (double)cfg->iters;
-		c->q3_ns /= (double)cfg->iters;
-		best_and_median(cy + i * runs, runs, &c->best_cycles,
-				&c->median_cycles);
-		c->best_ns /= (double)cfg->iters;
-		c->median_ns /= (double)cfg->iters;
-		c->best_cycles = cycles ? c->best_cycles / (double)cfg->iters : -1;
-		c->median_cycles = cycles ? c->median_cycles / (double)cfg->iters : -1;
-	}
-	for (int i = 1; i < n; i++) {
-		cases[i].best_ns -= cases[0].best_ns;
-		cases[i].median_ns -= cases[0].median_ns;
-		cases[i].q1_ns -= cases[0].median_ns;
-		cases[i].q3_ns -= cases[0].median_ns;
-		if (cycles) {
-			cases[i].best_cycles -= cases[0].best_cycles;
-			cases[i].median_cycles -= cases[0].median_cycles;
-		}
-	}
+	interleaved_runs(cases, n, cfg, ns, cy);
+	for (int i = 0; i < n; i++)
+		if (cases[i].loop != NULL)
+			summarise(&cases[i], ns + i * runs, cy + i * runs, cfg);
+	for (int i = 1; i < n; i++)
+		if (cases[i].loop != NULL)
+			subtract(&cases[i], &cases[0]);
 	free(ns);
 	free(cy);
 }
@@ -189,8 +216,8 @@ void bench_measure_once(struct bench_result *r, void (*prepare)(void),
 		fn();
 		full[s] = ticks() - t0;
 	}
-	best_and_median(empty, shots, &eb, &em);
-	best_and_median(full, shots, &r->best_ns, &r->median_ns);
+	bench_best_and_median(empty, shots, &eb, &em);
+	bench_best_and_median(full, shots, &r->best_ns, &r->median_ns);
 	quartiles(full, shots, &r->q1_ns, &r->q3_ns);
 	r->best_ns = (r->best_ns - eb) * scale;
 	r->median_ns = (r->median_ns - em) * scale;
@@ -201,12 +228,46 @@ void bench_measure_once(struct bench_result *r, void (*prepare)(void),
 	free(empty);
 }
 
-double bench_ticks(void)
+static void (*first_call_fn)(void);
+static double first_call_ticks;
+
+static void *first_call_thread(void *unused)
 {
-	return ticks();
+	double t0 = ticks();
+
+	(void)unused;
+	first_call_fn();
+	first_call_ticks = ticks() - t0;
+	return NULL;
 }
 
-double bench_ns_per_tick(void)
+/* fn's first call in each of threads new threads: best and median ns. */
+static void first_calls(void (*fn)(void), int threads, double *best, double *median)
 {
-	return ns_per_tick();
+	double *v = calloc((size_t)threads, sizeof(double));
+
+	if (v == NULL)
+		abort();
+	first_call_fn = fn;
+	for (int i = 0; i < threads; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, first_call_thread, NULL) != 0)
+			abort();
+		pthread_join(t, NULL);
+		v[i] = first_call_ticks * ns_per_tick();
+	}
+	bench_best_and_median(v, threads, best, median);
+	free(v);
+}
+
+void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int threads)
+{
+	double empty_best, empty_median;
+
+	first_calls(nothing, threads, &empty_best, &empty_median);
+	first_calls(fn, threads, &r->best_ns, &r->median_ns);
+	r->best_ns -= empty_best;
+	r->median_ns -= empty_median;
+	r->best_cycles = r->median_cycles = -1;
 }

@@ -23,7 +23,8 @@ typedef unsigned long (*bench_loop_fn)(unsigned long iters);
 
 /* One measured case: ns (and cycles, where the machine exposes them) per
  * operation, best and median, with the empty loop's cost subtracted; the
- * runs' first and third quartiles show the spread. */
+ * runs' first and third quartiles show the spread. A table of cases is
+ * indexed by an id of its own; a case this machine lacks has no loop. */
 struct bench_result {
 	const char *name;
 	bench_loop_fn loop;
@@ -37,14 +38,24 @@ struct bench_config {
 	unsigned long iters;	/* operations per run */
 };
 
+/* The case, or NULL where it has no loop (not measured here). */
+static inline const struct bench_result *bench_ran(const struct bench_result *c)
+{
+	return c->loop != NULL ? c : NULL;
+}
+
 /*
  * Measures cases[1..n-1] against cases[0], the empty loop: every run goes
  * round all cases in turn (starting from a different one each time), so
  * that noise on a shared machine falls on all of them alike and their
- * ratios are fair. cases[0] keeps its raw cost.
+ * ratios are fair. cases[0] keeps its raw cost; cases without a loop are
+ * passed by.
  */
 void bench_measure(struct bench_result *cases, int n,
 		   const struct bench_config *cfg);
+
+/* Sorts v (n values): its least, and its median. */
+void bench_best_and_median(double *v, int n, double *best, double *median);
 
 /* Single-shot timing of fn (seed 000's way), minus an empty single shot:
  * for what cannot be looped, such as a first call or a cache miss. prepare
@@ -56,9 +67,11 @@ void bench_measure_once(struct bench_result *r, void (*prepare)(void),
  * read); otherwise only ns are reported. */
 bool bench_have_cycles(void);
 
+/* A thread's first call of fn: single shots, each in a new thread,
+ * minus the same timing around nothing in a new thread; cycles not
+ * counted. */
+void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int threads);
+
 double bench_now_ns(void);
-/* Single-shot timing of fn in fresh threads (for a thread's first call). */
-double bench_ticks(void);
-double bench_ns_per_tick(void);
 
 #endif /* FASTCPU_BENCH_MEASURE_H */

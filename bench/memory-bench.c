@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "measure.h"
 #include "memory.h"
 
 static const char usage[] =
@@ -48,44 +49,43 @@ static bool find_library(const char *sonames, char *path, size_t size)
 	return false;
 }
 
-/* One round of allocator a, in a new process of this program; false where
- * it did not run (the allocator absent after all). */
-static bool run_child(enum memory_allocator a, const char *preload, struct memory_round *r)
-{
-	int fd[2], status;
-	char which[16], fd_text[16];
-	pid_t pid;
-	bool ok;
+/* The shared object each allocator's processes preload ("": none). */
+static char preloads[MEMORY_ALLOCATORS][PATH_MAX];
 
-	if (pipe(fd) != 0)
-		return false;
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		snprintf(which, sizeof(which), "%d", (int)a);
-		snprintf(fd_text, sizeof(fd_text), "%d", fd[1]);
-		setenv(MEMORY_CHILD, which, 1);
-		setenv(MEMORY_FD, fd_text, 1);
-		if (preload != NULL)
-			setenv("LD_PRELOAD", preload, 1);
-		execl("/proc/self/exe", "fastcpu-memory-bench", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	ok = pid > 0 && read(fd[0], r, sizeof(*r)) == (ssize_t)sizeof(*r);
-	close(fd[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->pair[0] >= 0;
+/* The environment of allocator a's process. */
+static void allocator_env(int a)
+{
+	char which[16];
+
+	snprintf(which, sizeof(which), "%d", a);
+	setenv(MEMORY_CHILD, which, 1);
+	if (preloads[a][0] != '\0')
+		setenv("LD_PRELOAD", preloads[a], 1);
 }
 
-/* One round of setup k (Table 8 (d)), in a new process of this program,
- * glibc's registration off and the setup's backend forced. */
-static bool run_setup_child(enum memory_setup k, struct memory_setup_round *r)
+/* The environment of setup k's process (Table 8 (d)): glibc's
+ * registration off and the setup's backend forced. */
+static void setup_env(int k)
 {
 	const char *tunables = getenv("GLIBC_TUNABLES");
-	char which[16], fd_text[16], glibc_off[1024];
-	int fd[2], status;
+	char which[16], glibc_off[1024];
+
+	snprintf(which, sizeof(which), "%d", k);
+	snprintf(glibc_off, sizeof(glibc_off), "%s%sglibc.pthread.rseq=0",
+		 tunables ? tunables : "", tunables && *tunables ? ":" : "");
+	setenv(MEMORY_SETUP_CHILD, which, 1);
+	setenv("GLIBC_TUNABLES", glibc_off, 1);
+	if (memory_setup_backends[k] != NULL)
+		setenv("FASTCPU_BACKEND", memory_setup_backends[k], 1);
+}
+
+/* One round in a new process of this program, its environment made by
+ * env(which): its answer, size bytes, in out; false where it gave none or
+ * failed. */
+static bool run_child(void (*env)(int which), int which, void *out, size_t size)
+{
+	int fd[2], status = 0;
+	char fd_text[16];
 	pid_t pid;
 	bool ok;
 
@@ -94,31 +94,18 @@ static bool run_setup_child(enum memory_setup k, struct memory_setup_round *r)
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		snprintf(which, sizeof(which), "%d", (int)k);
 		snprintf(fd_text, sizeof(fd_text), "%d", fd[1]);
-		snprintf(glibc_off, sizeof(glibc_off), "%s%sglibc.pthread.rseq=0",
-			 tunables ? tunables : "", tunables && *tunables ? ":" : "");
-		setenv(MEMORY_SETUP_CHILD, which, 1);
 		setenv(MEMORY_FD, fd_text, 1);
-		setenv("GLIBC_TUNABLES", glibc_off, 1);
-		if (memory_setup_backends[k] != NULL)
-			setenv("FASTCPU_BACKEND", memory_setup_backends[k], 1);
+		env(which);
 		execl("/proc/self/exe", "fastcpu-memory-bench", (char *)NULL);
 		_exit(127);
 	}
 	close(fd[1]);
-	ok = pid > 0 && read(fd[0], r, sizeof(*r)) == (ssize_t)sizeof(*r);
+	ok = pid > 0 && read(fd[0], out, size) == (ssize_t)size;
 	close(fd[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 && r->objcache >= 0;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* Each field of n rounds (structs of fields doubles, size bytes apart):
@@ -131,81 +118,108 @@ static void summarise(const void *rounds, size_t size, int n, void *median, void
 	for (size_t f = 0; f < fields; f++) {
 		for (int i = 0; i < n; i++)
 			v[i] = ((const double *)(const void *)((const char *)rounds +
-								(size_t)i * size))[f];
-		qsort(v, (size_t)n, sizeof(double), compare_doubles);
-		((double *)median)[f] = v[n / 2];
-		((double *)best)[f] = v[0];
+							(size_t)i * size))[f];
+		bench_best_and_median(v, n, &((double *)best)[f], &((double *)median)[f]);
+	}
+}
+
+/* The options and what follows from them: -1 to go on, else the exit
+ * status. */
+static int options(int argc, char **argv, struct memory_settings *s, bool *quick,
+		   const char **csv_file)
+{
+	cpu_set_t all;
+
+	s->rounds = 7;
+	*quick = getenv("FASTCPU_BENCH_QUICK") != NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			*quick = true;
+		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+			s->rounds = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
+			*csv_file = argv[++i];
+		} else {
+			fputs(usage, strcmp(argv[i], "--help") == 0 ? stdout : stderr);
+			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+		}
+	}
+	if (*quick)
+		s->rounds = 1;
+	if (s->rounds < 1 || s->rounds > 64)
+		s->rounds = 7;
+	s->pairs = *quick ? 20000 : 200000;
+	s->cold = *quick ? 1L << 16 : 1L << 20;
+	sched_getaffinity(0, sizeof(all), &all);
+	s->crowd = 2 * CPU_COUNT(&all);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &all)) {
+			s->first_cpu = cpu;
+			break;
+		}
+	return -1;
+}
+
+/* The rounds of every allocator here, going round them in turn; an
+ * allocator none of whose rounds ran is absent. */
+static void allocator_rounds(struct memory_report *r)
+{
+	static struct memory_round rounds[MEMORY_ALLOCATORS][64];
+	int count[MEMORY_ALLOCATORS] = { 0 };
+
+	for (int a = 0; a < MEMORY_ALLOCATORS; a++)
+		r->present[a] = memory_preloads[a] == NULL ||
+				find_library(memory_preloads[a], preloads[a], sizeof(preloads[a]));
+	for (int round = 0; round < r->settings.rounds; round++)
+		for (int k = 0; k < MEMORY_ALLOCATORS; k++) {
+			int a = (k + round) % MEMORY_ALLOCATORS;
+			struct memory_round *m = &rounds[a][count[a]];
+
+			if (r->present[a] && run_child(allocator_env, a, m, sizeof(*m)) &&
+			    m->pair[0] >= 0)
+				count[a]++;
+		}
+	for (int a = 0; a < MEMORY_ALLOCATORS; a++) {
+		r->present[a] = count[a] > 0;
+		if (r->present[a])
+			summarise(rounds[a], sizeof(rounds[a][0]), count[a], &r->median[a],
+				  &r->best[a]);
+	}
+}
+
+/* The rounds of Table 8 (d)'s setups. */
+static void setup_rounds(struct memory_report *r)
+{
+	static struct memory_setup_round rounds[MEMORY_SETUPS][64];
+	int count[MEMORY_SETUPS] = { 0 };
+
+	for (int round = 0; round < r->settings.rounds; round++)
+		for (int k = 0; k < MEMORY_SETUPS; k++) {
+			struct memory_setup_round *m = &rounds[k][count[k]];
+
+			if (run_child(setup_env, k, m, sizeof(*m)) && m->objcache >= 0)
+				count[k]++;
+		}
+	for (int k = 0; k < MEMORY_SETUPS; k++) {
+		r->setup_ran[k] = count[k] > 0;
+		if (r->setup_ran[k])
+			summarise(rounds[k], sizeof(rounds[k][0]), count[k], &r->setup_median[k],
+				  &r->setup_best[k]);
 	}
 }
 
 int main(int argc, char **argv)
 {
 	static struct memory_report r;
-	static struct memory_round rounds[MEMORY_ALLOCATORS][64];
-	static struct memory_setup_round setup_rounds[MEMORY_SETUPS][64];
-	int setup_count[MEMORY_SETUPS] = { 0 };
-	char preload[MEMORY_ALLOCATORS][PATH_MAX];
 	const char *csv_file = NULL;
-	bool quick = getenv("FASTCPU_BENCH_QUICK") != NULL;
-	int count[MEMORY_ALLOCATORS] = { 0 };
-	cpu_set_t all;
+	bool quick;
+	int done = options(argc, argv, &r.settings, &quick, &csv_file);
 
-	r.settings.rounds = 7;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			quick = true;
-		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
-			r.settings.rounds = atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
-			csv_file = argv[++i];
-		} else {
-			fputs(usage, strcmp(argv[i], "--help") == 0 ? stdout : stderr);
-			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
-		}
-	}
-	if (quick)
-		r.settings.rounds = 1;
-	if (r.settings.rounds < 1 || r.settings.rounds > 64)
-		r.settings.rounds = 7;
-	r.settings.pairs = quick ? 20000 : 200000;
-	r.settings.cold = quick ? 1L << 16 : 1L << 20;
-	sched_getaffinity(0, sizeof(all), &all);
-	r.settings.crowd = 2 * CPU_COUNT(&all);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &all)) {
-			r.settings.first_cpu = cpu;
-			break;
-		}
+	if (done >= 0)
+		return done;
 	memory_child_if_asked(&r.settings);
-
-	for (int a = 0; a < MEMORY_ALLOCATORS; a++)
-		r.present[a] = memory_preloads[a] == NULL ||
-			       find_library(memory_preloads[a], preload[a], sizeof(preload[a]));
-	for (int round = 0; round < r.settings.rounds; round++)
-		for (int k = 0; k < MEMORY_ALLOCATORS; k++) {
-			int a = (k + round) % MEMORY_ALLOCATORS;
-
-			if (r.present[a] &&
-			    run_child((enum memory_allocator)a,
-				      memory_preloads[a] ? preload[a] : NULL, &rounds[a][count[a]]))
-				count[a]++;
-		}
-	for (int round = 0; round < r.settings.rounds; round++)
-		for (int k = 0; k < MEMORY_SETUPS; k++)
-			if (run_setup_child((enum memory_setup)k, &setup_rounds[k][setup_count[k]]))
-				setup_count[k]++;
-	for (int a = 0; a < MEMORY_ALLOCATORS; a++) {
-		r.present[a] = count[a] > 0;
-		if (r.present[a])
-			summarise(rounds[a], sizeof(rounds[a][0]), count[a], &r.median[a],
-				  &r.best[a]);
-	}
-	for (int k = 0; k < MEMORY_SETUPS; k++) {
-		r.setup_ran[k] = setup_count[k] > 0;
-		if (r.setup_ran[k])
-			summarise(setup_rounds[k], sizeof(setup_rounds[k][0]), setup_count[k],
-				  &r.setup_median[k], &r.setup_best[k]);
-	}
+	allocator_rounds(&r);
+	setup_rounds(&r);
 	r.rounds_done = r.settings.rounds;
 	memory_counters_measure(&r.counters, quick);
 	memory_report_text(&r, stdout);
