@@ -100,13 +100,15 @@ static unsigned int align_of(size_t size)
 	return natural <= UNIT ? 1 : (unsigned int)(natural / UNIT);
 }
 
-/* Fences the page offset of the calling thread's rseq area, if it has one. */
+/* Fences the page offset of the calling thread's rseq area, if it has a
+ * registered one (a program's inline sequences run on it even where this
+ * build of the library runs none). */
 static void learn_fence(void)
 {
-	const volatile int *cpu_at = fastcpu_sequence_cpu_id();
+	const volatile int *cpu_at = fastcpu_attached_cpu_id();
 	unsigned int block;
 
-	if (cpu_at == NULL)
+	if (*cpu_at < 0)
 		return;
 	block = (unsigned int)(((uintptr_t)cpu_at - offsetof(struct fastcpu_rseq_abi, cpu_id)) % PAGE) /
 		FENCE_BYTES;
