@@ -268,25 +268,35 @@ static inline int cpu_start(const volatile int *cpu_at)
 
 static double floor_list(long n)
 {
-	static void *nodes[64][8];
+	int copies = fastcpu_cid_limit();
 	void **heads = fastcpu_percpu_zalloc(sizeof(void *));
+	void **nodes = calloc((size_t)copies * 64, 8 * sizeof(void *));
 	const volatile int *cpu_at = area_cpu_id();
 	size_t stride = fastcpu_percpu_stride();
-	double t0;
+	double t0 = -1;
 
-	if (heads == NULL || cpu_at == NULL)
-		return -1;
-	for (int i = 0; i < 64; i++)
-		(void)fastcpu_percpu_push(heads, stride, FASTCPU_BY_CPU, nodes[i], 0);
+	if (heads == NULL || nodes == NULL || cpu_at == NULL)
+		goto out;
+	for (int c = 0; c < copies; c++) {	/* every copy's list: 64 nodes of 64 bytes */
+		void **first = nodes + (size_t)c * 64 * 8;
+
+		for (int i = 0; i < 63; i++)
+			first[i * 8] = &first[(i + 1) * 8];
+		*(void **)fastcpu_percpu_ptr(heads, c) = first;
+	}
 	t0 = thread_cpu_ns();
 	for (long i = 0; i < n; i++) {
 		void **head, *node, *expect;
-		int cpu;
+		int cpu, r;
 
 		do {
 			cpu = cpu_start(cpu_at);
 			head = (void **)fastcpu_percpu_slot_(heads, stride, (size_t)cpu);
-		} while (librseq_shaped_list_pop(cpu_at, head, &node, cpu) != 0);
+		} while ((r = librseq_shaped_list_pop(cpu_at, head, &node, cpu)) < 0);
+		if (r != 0) {		/* empty: not this thread's list after all */
+			t0 = -1;
+			goto out;
+		}
 		KEEP(node);
 		do {
 			cpu = cpu_start(cpu_at);
@@ -296,7 +306,9 @@ static double floor_list(long n)
 		} while (librseq_shaped_list_push(cpu_at, head, expect, node, cpu) != 0);
 	}
 	t0 = (thread_cpu_ns() - t0) / (double)n;
+out:
 	fastcpu_percpu_free(heads);
+	free(nodes);
 	return t0;
 }
 
