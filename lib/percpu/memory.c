@@ -115,13 +115,28 @@ static void learn_fence(void)
 	heap.fenced[block / 64] |= (uint64_t)1 << (block % 64);
 }
 
+/* The fenced units among unit word w's 64 (512 bytes of a page: 16
+ * blocks, 4 units each). */
+#define UNITS_PER_FENCE (FENCE_BYTES / UNIT)
+
+static uint64_t fenced_units(unsigned int w)
+{
+	unsigned int first = (unsigned int)((size_t)w * 64 * UNIT % PAGE / FENCE_BYTES);
+	uint64_t blocks = heap.fenced[first / 64] >> (first % 64) & 0xffff, units = 0;
+
+	for (unsigned int b = 0; blocks != 0; b++, blocks >>= 1)
+		if (blocks & 1)
+			units |= (((uint64_t)1 << UNITS_PER_FENCE) - 1) << (UNITS_PER_FENCE * b);
+	return units;
+}
+
 /* The unit just past the first fence n units from u cover, or 0. */
 static unsigned int past_fence(unsigned int u, unsigned int n)
 {
-	if (n * UNIT > FENCE_OBJECT_MOST)
-		return 0;
 	size_t last = ((size_t)(u + n) * UNIT - 1) / FENCE_BYTES;
 
+	if (n * UNIT > FENCE_OBJECT_MOST)
+		return 0;
 	for (size_t b = (size_t)u * UNIT / FENCE_BYTES; b <= last; b++) {
 		size_t in_page = b % (PAGE / FENCE_BYTES);
 
@@ -136,11 +151,13 @@ static unsigned int past_fence(unsigned int u, unsigned int n)
 static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int a)
 {
 	unsigned int u = (c->hint + a - 1) / a * a, past;
+	bool small = n * UNIT <= FENCE_OBJECT_MOST;
 
 	while (u + n <= UNITS) {
 		unsigned int k;
 
-		if (c->used[u / 64] == UINT64_MAX) {	/* a full word: past it */
+		/* A word used up (or fenced, for a small object): past it. */
+		if ((c->used[u / 64] | (small ? fenced_units(u / 64) : 0)) == UINT64_MAX) {
 			u = (u / 64 + 1) * 64;
 			u = (u + a - 1) / a * a;
 			continue;
@@ -305,8 +322,12 @@ static void *take(struct chunk *c, unsigned int u, unsigned int n)
 		set_bit(c->used, u + k, true);
 	set_bit(c->start, u, true);
 	c->free_units -= n;
-	if (u == c->hint)
+	if (u == c->hint) {	/* past what is used, and the fences after it */
 		c->hint = u + n;
+		while (c->hint < UNITS && (bit(c->used, c->hint) ||
+					   (fenced_units(c->hint / 64) >> (c->hint % 64) & 1)))
+			c->hint++;
+	}
 	return c->base + (size_t)u * UNIT;
 }
 

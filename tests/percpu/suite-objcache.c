@@ -116,6 +116,37 @@ START_TEST(objcache_bad_input)
 }
 END_TEST
 
+/* Programs built with 0.4's header call every function out of line and
+ * make their cache with fastcpu_objcache_new itself (no layout passed):
+ * the same contract, and their objects mix with the inline calls'. */
+START_TEST(objcache_called_out_of_line)
+{
+	enum { OBJECTS = 600 };		/* more than a magazine of 48-byte objects */
+	struct fastcpu_objcache *cache = (fastcpu_objcache_new)(48, 0);
+	static char *o[OBJECTS];
+
+	ck_assert_ptr_nonnull(cache);
+	for (int i = 0; i < OBJECTS; i++) {
+		o[i] = i % 3 ? (fastcpu_objcache_alloc)(cache) : fastcpu_objcache_alloc(cache);
+		ck_assert_ptr_nonnull(o[i]);
+		memset(o[i], i, 48);
+	}
+	for (int i = 0; i < OBJECTS; i++)
+		ck_assert_uint_eq((unsigned char)o[i][47], (unsigned char)i);
+	errno = 0;
+	(fastcpu_objcache_free)(cache, o[0] + 8);
+	ck_assert_int_eq(errno, EINVAL);
+	for (int i = 0; i < OBJECTS; i++) {
+		if (i % 2)
+			(fastcpu_objcache_free)(cache, o[i]);
+		else
+			fastcpu_objcache_free(cache, o[i]);
+	}
+	check_whole(cache, 0);
+	fastcpu_objcache_destroy(cache);
+}
+END_TEST
+
 /* Objects of each size and alignment: aligned, as large as asked, none
  * overlapping another. */
 START_TEST(objcache_sizes_and_alignments)
@@ -674,6 +705,7 @@ Suite *suite_objcache(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, objcache_bad_input);
+	tcase_add_test(tc, objcache_called_out_of_line);
 	tcase_add_test(tc, objcache_sizes_and_alignments);
 	tcase_add_test(tc, objcache_poisoned_while_free);
 	tcase_add_loop_test(tc, objcache_exact_under_stress, 0, 2);
