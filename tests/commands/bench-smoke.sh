@@ -24,8 +24,12 @@ if printf '%s\n' "$rows" | grep -e 'its process failed' -e 'no stand-in owner'; 
 	echo "bench-smoke.sh: a row of the setup table did not run" >&2
 	exit 1
 fi
+# Everywhere at least the six forced rows (a backend the machine lacks
+# falls back) and the three owners that never register (the fallback
+# serves them) run: under qemu-user, with no rseq, seccomp or vfork, only
+# those.
 ran=$(printf '%s\n' "$rows" | grep -c -e ' rseq (' -e ' rdpid' -e ' vdso' -e ' syscall' || true)
-[ "$ran" -ge 10 ] || { echo "bench-smoke.sh: only $ran rows of the setup table ran" >&2; exit 1; }
+[ "$ran" -ge 9 ] || { echo "bench-smoke.sh: only $ran rows of the setup table ran" >&2; exit 1; }
 $bench --quick --runs 5 --csv | grep -q '^counters,"global pthread mutex",1,'
 if $bench --bogus 2>/dev/null; then
 	echo "bench-smoke.sh: an unknown option must fail" >&2
