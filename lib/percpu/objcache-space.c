@@ -30,14 +30,23 @@ static size_t page_size(void)
 	return page != 0 ? page : 4096;
 }
 
-/* A reservation of the largest power of two of bytes from
- * FASTCPU_SPACE_RANGE_BYTES down that the process may map, not below
- * least: the range's word, or 0. */
-static uintptr_t reserve(size_t least)
+/* Range k's bytes to try first: FASTCPU_SPACE_RANGE_BYTES; in a 32-bit
+ * process, where a few caches reserving 1 GiB each would leave no room for
+ * threads' stacks, 16 MiB doubling from range to range up to 256 MiB. */
+static size_t range_goal(unsigned int k)
+{
+	if (sizeof(void *) >= 8)
+		return FASTCPU_SPACE_RANGE_BYTES;
+	return ((size_t)16 << 20) << (k < 4 ? k : 4);
+}
+
+/* A reservation of the largest power of two of bytes from goal down that
+ * the process may map, not below least: the range's word, or 0. */
+static uintptr_t reserve(size_t goal, size_t least)
 {
 	unsigned int log = 0;
 
-	while (((size_t)1 << log) < FASTCPU_SPACE_RANGE_BYTES)
+	while (((size_t)1 << log) < goal)
 		log++;
 	for (; ((size_t)1 << log) >= least && log >= 12; log--) {
 		void *m = mmap(NULL, (size_t)1 << log, PROT_NONE,
@@ -57,7 +66,7 @@ static bool reserve_range(struct fastcpu_space *space, unsigned int k)
 
 	if (__atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE) != 0)
 		return true;
-	mine = reserve(space->least);
+	mine = reserve(range_goal(k), space->least);
 	if (mine == 0)
 		return false;
 	if (!__atomic_compare_exchange_n(&r->reserved, &expected, mine, false, __ATOMIC_RELEASE,

@@ -13,7 +13,8 @@
  * Objects are carved from ranges of address space, the first reserved when
  * the cache is made and every other when the last is used up: each as
  * large as the process may map (FASTCPU_SPACE_RANGE_BYTES, halved until a
- * reservation succeeds, down to one magazine's objects), so that almost
+ * reservation succeeds, down to one magazine's objects; smaller in a
+ * 32-bit process, objcache-space.c), so that almost
  * every object lies in the first range, where a subtraction, a
  * multiplication, a rotation and a compare tell an object of the cache
  * from any other pointer (the public layout's low and carved, which the
