@@ -24,31 +24,51 @@
 #define POINTER_MASK (((uint64_t)1 << FASTCPU_LOCK_POINTER_BITS) - 1)
 
 uint64_t fastcpu_lock_image;
+FASTCPU_TLS volatile unsigned int fastcpu_locks_held;
 
-enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word)
+/* One attempt, the rank already counted (and left counted only where
+ * taken). */
+static enum fastcpu_lock_try try_counted(uint64_t *word, enum fastcpu_lock_rank rank)
 {
 	uint64_t mine = fastcpu_lock_token(), seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+	enum fastcpu_lock_try r;
 
 	for (;;) {
-		if (seen != 0 && (seen & POINTER_MASK) == (mine & POINTER_MASK))
-			return FASTCPU_LOCK_HELD_HERE;
+		if (seen != 0 && (seen & POINTER_MASK) == (mine & POINTER_MASK)) {
+			r = FASTCPU_LOCK_HELD_HERE;
+			break;
+		}
 		if (seen != 0 &&
-		    seen >> FASTCPU_LOCK_POINTER_BITS == mine >> FASTCPU_LOCK_POINTER_BITS)
-			return FASTCPU_LOCK_BUSY;
+		    seen >> FASTCPU_LOCK_POINTER_BITS == mine >> FASTCPU_LOCK_POINTER_BITS) {
+			r = FASTCPU_LOCK_BUSY;
+			break;
+		}
 		if (__atomic_compare_exchange_n(word, &seen, mine, false, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED))
 			return FASTCPU_LOCK_TAKEN;
 	}
+	fastcpu_locks_held -= rank;
+	return r;
 }
 
-bool fastcpu_lock_take_contended(uint64_t *word)
+enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word, enum fastcpu_lock_rank rank)
 {
-	for (unsigned int attempt = 0;; attempt++) {
-		enum fastcpu_lock_try r = fastcpu_lock_try(word);
+	fastcpu_locks_held += rank;
+	return try_counted(word, rank);
+}
 
-		if (r != FASTCPU_LOCK_BUSY)
+bool fastcpu_lock_take_contended(uint64_t *word, enum fastcpu_lock_rank rank)
+{
+	/* What the thread held before this take (lock.h: the order). */
+	bool may_wait = fastcpu_locks_held - rank < (unsigned int)rank;
+
+	for (unsigned int attempt = 0;; attempt++) {
+		enum fastcpu_lock_try r = try_counted(word, rank);
+
+		if (r != FASTCPU_LOCK_BUSY || !may_wait)
 			return r == FASTCPU_LOCK_TAKEN;
 		fastcpu_wait_for_holder(attempt);
+		fastcpu_locks_held += rank;
 	}
 }
 

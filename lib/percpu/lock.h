@@ -28,6 +28,24 @@
  */
 enum fastcpu_lock_try { FASTCPU_LOCK_TAKEN, FASTCPU_LOCK_HELD_HERE, FASTCPU_LOCK_BUSY };
 
+/*
+ * Where a lock stands in the order. An outer lock (a turn, a magazine's) is
+ * waited for only by a thread that holds no lock; an inner one (a depot's)
+ * also under outer ones, never under another inner one, and nothing is
+ * waited for under an inner one. A signal handler whose thread holds a lock
+ * is the one caller that would break the order (its thread's lock is held
+ * below it): it finds the lock it may not wait for busy and takes another
+ * way at once, as where its own thread holds that very lock. Else two
+ * handlers, each interrupting the holder of the lock the other waits for,
+ * would wait for ever. Each holder waits only for holders that wait for
+ * nothing below them, so every wait ends.
+ */
+enum fastcpu_lock_rank { FASTCPU_LOCK_OUTER = 1, FASTCPU_LOCK_INNER = 1 << 16 };
+
+/* The ranks of the locks the calling thread holds or is taking, summed
+ * (volatile: a signal handler reads what its thread has stored). */
+extern FASTCPU_TLS volatile unsigned int fastcpu_locks_held;
+
 /* A token: the thread pointer in the low 56 bits (every Linux user address
  * fits), the process image in the high 8 (lock.c). */
 #define FASTCPU_LOCK_POINTER_BITS 56
@@ -41,24 +59,28 @@ static inline uint64_t fastcpu_lock_token(void)
 }
 
 /* Takes word if it is free (or held by a thread the fork left behind). */
-enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word);
-bool fastcpu_lock_take_contended(uint64_t *word);
+enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word, enum fastcpu_lock_rank rank);
+bool fastcpu_lock_take_contended(uint64_t *word, enum fastcpu_lock_rank rank);
 
-/* Takes word, waiting for another holder; false, at once, where the
- * calling thread holds it. Free, it takes one compare-and-swap, in line. */
-static inline bool fastcpu_lock_take(uint64_t *word)
+/* Takes word, waiting for another holder where its rank allows; false, at
+ * once, where the calling thread holds it or may not wait. Free, it takes
+ * one compare-and-swap, in line. Counted before the swap and after the
+ * give, a handler between them sees one lock too many, never too few. */
+static inline bool fastcpu_lock_take(uint64_t *word, enum fastcpu_lock_rank rank)
 {
 	uint64_t seen = 0;
 
+	fastcpu_locks_held += rank;
 	if (likely(__atomic_compare_exchange_n(word, &seen, fastcpu_lock_token(), false,
 					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
 		return true;
-	return fastcpu_lock_take_contended(word);
+	return fastcpu_lock_take_contended(word, rank);
 }
 
-static inline void fastcpu_lock_give(uint64_t *word)
+static inline void fastcpu_lock_give(uint64_t *word, enum fastcpu_lock_rank rank)
 {
 	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+	fastcpu_locks_held -= rank;
 }
 
 /* The lock of the upper half's lists of CPU cpu, in every array: pops of

@@ -113,7 +113,7 @@ bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top)
 {
 	uintptr_t got;
 
-	if (!fastcpu_lock_take(&depot->lock))
+	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
 		return false;
 	if (!full) {
 		got = pop_empty(depot);
@@ -124,17 +124,17 @@ bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top)
 	} else {
 		got = gather_overflow(depot);
 	}
-	fastcpu_lock_give(&depot->lock);
+	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
 	*top = got;
 	return true;
 }
 
 bool fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
 {
-	if (!fastcpu_lock_take(&depot->lock))
+	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
 		return false;
 	push(depot, top);
-	fastcpu_lock_give(&depot->lock);
+	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
 	return true;
 }
 
@@ -143,7 +143,7 @@ void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
 	uintptr_t top, base;
 	void *object = NULL;
 
-	if (!fastcpu_lock_take(&depot->lock))
+	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
 		return NULL;
 	top = depot->full;
 	if (top != 0) {
@@ -158,7 +158,7 @@ void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
 			push(depot, base);
 		}
 	}
-	fastcpu_lock_give(&depot->lock);
+	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
 	return object;
 }
 
@@ -180,7 +180,7 @@ bool fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
 	uintptr_t top;
 	bool kept = true;
 
-	if (!fastcpu_lock_take(&depot->lock))
+	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
 		return overflow(depot, object);
 	top = depot->full;
 	if (top != 0 && ((top + WORD) & depot->mask) != 0) {
@@ -192,7 +192,7 @@ bool fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
 	} else {
 		kept = false;
 	}
-	fastcpu_lock_give(&depot->lock);
+	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
 	return kept;
 }
 

@@ -305,7 +305,7 @@ static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache
 		object = ((void **)top)[-1];
 		__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
 	}
-	fastcpu_lock_give(lock);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
 	return object != NULL || !held ? object : one_object(cache);
 }
 
@@ -317,14 +317,14 @@ FASTCPU_INLINE void *alloc_upper(struct fastcpu_objcache *cache)
 	uintptr_t top;
 	void *object;
 
-	if (unlikely(!fastcpu_lock_take(lock)))
+	if (unlikely(!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)))
 		return one_object(cache);
 	top = (uintptr_t)*slot;
 	if (unlikely((top & cache->fast.mask) == 0))
 		return alloc_upper_trade(cache, slot, lock);
 	object = ((void **)top)[-1];
 	__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
 	return object;
 }
 
@@ -347,7 +347,7 @@ static __attribute__((noinline)) int free_upper_trade(struct fastcpu_objcache *c
 		__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
 		object = NULL;
 	}
-	fastcpu_lock_give(lock);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
 	if (object == NULL)
 		return 0;
 	return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
@@ -360,14 +360,14 @@ FASTCPU_INLINE int free_upper(struct fastcpu_objcache *cache, void *object)
 	uint64_t *lock = fastcpu_objcache_lock(cache, index);
 	uintptr_t top;
 
-	if (unlikely(!fastcpu_lock_take(lock)))
+	if (unlikely(!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)))
 		return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
 	top = (uintptr_t)*slot;
 	if (unlikely(top == 0 || ((top + WORD) & cache->fast.mask) == 0))
 		return free_upper_trade(cache, slot, lock, object);
 	*(void **)top = object;
 	__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
 	return 0;
 }
 

@@ -117,8 +117,8 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
  * CPU's, and NULL says its list is empty. Where another thread holds that
  * slot's turn (preempted inside its few instructions), a node of another
  * CPU's slot will do, where one has any and its turn is free; else the pop
- * waits for the turn. A signal handler whose own thread holds the turn
- * takes another slot's node, or says NULL at once.
+ * waits for the turn. A signal handler whose own thread holds a turn
+ * takes another slot's node, or says NULL at once (lock.h: the order).
  */
 static void *pop_in_turn(void *base, size_t stride, size_t next_offset, size_t cpu)
 {
@@ -132,7 +132,7 @@ static void *pop_in_turn(void *base, size_t stride, size_t next_offset, size_t c
 						__ATOMIC_ACQUIRE))
 			break;
 	}
-	fastcpu_lock_give(fastcpu_turn(cpu));
+	fastcpu_lock_give(fastcpu_turn(cpu), FASTCPU_LOCK_OUTER);
 	return (void *)head;
 }
 
@@ -140,7 +140,7 @@ static void *pop_upper(void *base, size_t stride, size_t next_offset)
 {
 	size_t n = (size_t)fastcpu_possible_cpus();
 	size_t own = (size_t)fastcpu_upper_cpu();
-	enum fastcpu_lock_try r = fastcpu_lock_try(fastcpu_turn(own));
+	enum fastcpu_lock_try r = fastcpu_lock_try(fastcpu_turn(own), FASTCPU_LOCK_OUTER);
 	void *node;
 
 	if (r == FASTCPU_LOCK_TAKEN)
@@ -148,11 +148,11 @@ static void *pop_upper(void *base, size_t stride, size_t next_offset)
 	for (size_t k = 1; k < n; k++) {
 		size_t other = (own + k) % n;
 
-		if (fastcpu_lock_try(fastcpu_turn(other)) == FASTCPU_LOCK_TAKEN &&
+		if (fastcpu_lock_try(fastcpu_turn(other), FASTCPU_LOCK_OUTER) == FASTCPU_LOCK_TAKEN &&
 		    (node = pop_in_turn(base, stride, next_offset, other)) != NULL)
 			return node;
 	}
-	if (r == FASTCPU_LOCK_HELD_HERE || !fastcpu_lock_take(fastcpu_turn(own)))
+	if (r == FASTCPU_LOCK_HELD_HERE || !fastcpu_lock_take(fastcpu_turn(own), FASTCPU_LOCK_OUTER))
 		return NULL;
 	return pop_in_turn(base, stride, next_offset, own);
 }

@@ -15,8 +15,8 @@
  * given up (the holder is most often preempted on this one), then sleeps
  * from 1 us doubling to 1 ms: a SCHED_FIFO waiter yields only to threads
  * of its own priority, and only its sleep lets a lower one run. The one way
- * the wing waits: for a lock (lock.c) and for a per-CPU lock (ops.c), never
- * giving up. Async-signal-safe; errno kept.
+ * the wing waits: for a lock (lock.c, where its order lets a thread wait)
+ * and for a per-CPU lock (ops.c), never giving up. Async-signal-safe; errno kept.
  */
 void fastcpu_wait_for_holder(unsigned int attempt)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -282,6 +283,95 @@ START_TEST(list_every_node_once)
 	free(seen);
 	free(st.nodes);
 	free(st.slots);
+}
+END_TEST
+
+/*
+ * Two threads without sequences each hold the pop turn of their CPU's slot
+ * of the upper half: each pop faults on reading its node's next (the node's
+ * page made unreadable after its push), and in the fault's handler the
+ * thread, moved to the other one's CPU, pops again; the turn it wants is
+ * the other's, whose holder's handler wants its own. Each handler must take
+ * another way at once (here: NULL): they once waited for each other for
+ * ever (the check's timeout; one run in ten of the list stress of a
+ * generic build met it). Enough pops that a thread whose fallback keeps
+ * its answer for a while asks again.
+ */
+#define CIRCLE_POPS 2100	/* over lib/percpu/upper.h's reuses */
+
+static struct {
+	char *pages;		/* a node at the start of each of two */
+	size_t page;
+	int cpus[2];
+	intptr_t *slots;	/* fastcpu_cid_limit() of them */
+	int holding;		/* handlers inside their turns */
+	int nested_found;	/* nodes the handlers' pops found */
+} circle;
+
+static void circle_on_fault(int sig, siginfo_t *info, void *context)
+{
+	int me = (char *)info->si_addr >= circle.pages + circle.page;
+	cpu_set_t other;
+
+	(void)sig;
+	(void)context;
+	(void)mprotect(circle.pages + (size_t)me * circle.page, circle.page,
+		       PROT_READ | PROT_WRITE);
+	__atomic_add_fetch(&circle.holding, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&circle.holding, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
+	CPU_ZERO(&other);
+	CPU_SET(circle.cpus[!me], &other);
+	(void)sched_setaffinity(0, sizeof(other), &other);
+	for (int i = 0; i < CIRCLE_POPS; i++)
+		if (fastcpu_percpu_pop(circle.slots, sizeof(intptr_t), FASTCPU_BY_CPU, 0) != NULL)
+			__atomic_add_fetch(&circle.nested_found, 1, __ATOMIC_RELAXED);
+}
+
+static void *circle_thread(void *which)
+{
+	int me = (int)(intptr_t)which;
+	char *node = circle.pages + (size_t)me * circle.page;
+
+	test_pin(circle.cpus[me]);
+	fastcpu_percpu_push(circle.slots, sizeof(intptr_t), FASTCPU_BY_CPU, node, 0);
+	ck_assert_int_eq(mprotect(node, circle.page, PROT_NONE), 0);
+	return fastcpu_percpu_pop(circle.slots, sizeof(intptr_t), FASTCPU_BY_CPU, 0);
+}
+
+START_TEST(upper_pop_handlers_never_wait_in_a_circle)
+{
+	struct sigaction sa = { .sa_sigaction = circle_on_fault, .sa_flags = SA_SIGINFO };
+	pthread_t threads[2];
+	void *popped[2];
+
+	if (TEST_RESPAWN("FASTCPU_BACKEND=syscall"))
+		return;
+	circle.cpus[0] = test_first_allowed();
+	circle.cpus[1] = test_next_allowed(circle.cpus[0]);
+	if (circle.cpus[1] == circle.cpus[0])
+		return;		/* one CPU: no other turn to want */
+	circle.slots = calloc((size_t)fastcpu_cid_limit(), sizeof(intptr_t));
+	ck_assert_ptr_nonnull(circle.slots);
+	circle.page = (size_t)sysconf(_SC_PAGESIZE);
+	circle.pages = mmap(NULL, 2 * circle.page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(circle.pages, MAP_FAILED);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGSEGV, &sa, NULL), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, circle_thread,
+						(void *)(intptr_t)i), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(threads[i], &popped[i]), 0);
+	signal(SIGSEGV, SIG_DFL);
+	ck_assert_int_eq(circle.holding, 2);	/* both faulted inside a turn */
+	ck_assert_ptr_eq(popped[0], circle.pages);
+	ck_assert_ptr_eq(popped[1], circle.pages + circle.page);
+	ck_assert_int_eq(circle.nested_found, 0);
+	ck_assert_ptr_null(fastcpu_percpu_pop(circle.slots, sizeof(intptr_t), FASTCPU_BY_CPU, 0));
+	munmap(circle.pages, 2 * circle.page);
+	free(circle.slots);
 }
 END_TEST
 
@@ -829,6 +919,7 @@ Suite *suite_percpu(void)
 	tcase_add_loop_test(tc, lock_guards_plain_counter, 0, 2);
 	tcase_add_loop_test(tc, list_every_node_once, 0, 2);
 	test_add_respawning(tc, counter_exact_each_fallback, 0, 6);
+	test_add_respawning(tc, upper_pop_handlers_never_wait_in_a_circle, 0, 1);
 	test_add_respawning(tc, upper_pop_never_empty_by_mistake, 0,
 			    (int)(sizeof(strides) / sizeof(strides[0])));
 	test_add_respawning(tc, upper_pop_after_fork, 0, 1);
