@@ -98,6 +98,7 @@ static uintptr_t gather_overflow(struct fastcpu_depot *depot)
 			return 0;
 		object = __atomic_exchange_n(&depot->overflow[i], NULL, __ATOMIC_ACQUIRE);
 		if (object != NULL) {
+			__atomic_fetch_sub(&depot->overflowed, 1, __ATOMIC_RELAXED);
 			*(void **)top = object;
 			top += WORD;
 		}
@@ -107,6 +108,26 @@ static uintptr_t gather_overflow(struct fastcpu_depot *depot)
 		return 0;
 	}
 	return top;
+}
+
+/*
+ * The depot given back, what signal handlers left in the overflow while
+ * the calling thread held it (they interrupted it there) first taken in:
+ * else, under a storm of them, the overflow would stay full and a free
+ * there would find no slot (it lost the object: ENOMEM).
+ */
+static void give(struct fastcpu_depot *depot)
+{
+	uintptr_t top = __atomic_exchange_n(&depot->returned, 0, __ATOMIC_ACQUIRE), next;
+
+	for (; top != 0; top = next) {
+		next = *link_of(fastcpu_magazine_base(top, depot->mask), depot->mask);
+		push(depot, top);
+	}
+	while (__atomic_load_n(&depot->overflowed, __ATOMIC_RELAXED) != 0 &&
+	       (top = gather_overflow(depot)) != 0)
+		push(depot, top);
+	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
 }
 
 bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top)
@@ -124,18 +145,26 @@ bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top)
 	} else {
 		got = gather_overflow(depot);
 	}
-	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
+	give(depot);
 	*top = got;
 	return true;
 }
 
-bool fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
+void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
 {
-	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
-		return false;
-	push(depot, top);
-	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
-	return true;
+	uintptr_t *link = link_of(fastcpu_magazine_base(top, depot->mask), depot->mask);
+	uintptr_t head;
+
+	if (fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER)) {
+		push(depot, top);
+		give(depot);
+		return;
+	}
+	head = __atomic_load_n(&depot->returned, __ATOMIC_RELAXED);
+	do
+		*link = head;
+	while (!__atomic_compare_exchange_n(&depot->returned, &head, top, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
 }
 
 void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
@@ -158,7 +187,7 @@ void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
 			push(depot, base);
 		}
 	}
-	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
+	give(depot);
 	return object;
 }
 
@@ -169,8 +198,10 @@ static bool overflow(struct fastcpu_depot *depot, void *object)
 		void *none = NULL;
 
 		if (__atomic_compare_exchange_n(&depot->overflow[i], &none, object, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&depot->overflowed, 1, __ATOMIC_RELAXED);
 			return true;
+		}
 	}
 	return false;
 }
@@ -192,7 +223,7 @@ bool fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
 	} else {
 		kept = false;
 	}
-	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
+	give(depot);
 	return kept;
 }
 
@@ -211,6 +242,15 @@ void fastcpu_depot_walk(const struct fastcpu_depot *depot, void (*fn)(void *obje
 	}
 	for (uintptr_t base = depot->empty; base != 0; base = *link_of(base, depot->mask))
 		++*magazines;
+	for (uintptr_t top = depot->returned; top != 0;) {
+		uintptr_t base = fastcpu_magazine_base(top, depot->mask);
+
+		for (void **o = (void **)base; (uintptr_t)o < top; o++)
+			fn(*o, arg);
+		++*magazines;
+		*with_objects += top != base;
+		top = *link_of(base, depot->mask);
+	}
 	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW; i++)
 		if (depot->overflow[i] != NULL)
 			fn(depot->overflow[i], arg);
@@ -225,5 +265,5 @@ void fastcpu_depot_release(struct fastcpu_depot *depot)
 		depot->chunks = next;
 	}
 	depot->chunk = NULL;
-	depot->full = depot->empty = 0;
+	depot->full = depot->empty = depot->returned = 0;
 }

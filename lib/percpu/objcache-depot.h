@@ -37,6 +37,12 @@ struct fastcpu_depot {
 	 * signal handler that interrupted it there): a slot each, taken by
 	 * compare-and-swap, gathered into a magazine under the lock. */
 	void *overflow[FASTCPU_DEPOT_OVERFLOW];
+	unsigned int overflowed;	/* about how many: drained at each give */
+	/* Magazines given back where the giver could not take the lock (a
+	 * signal handler whose thread holds or is taking a depot may not wait
+	 * for one: lock.h): their tops, linked as in the stacks, pushed by
+	 * compare-and-swap, taken in all at once under the lock (so no ABA). */
+	uintptr_t returned;
 };
 
 static inline uintptr_t fastcpu_magazine_base(uintptr_t top, uintptr_t mask)
@@ -62,9 +68,8 @@ void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask);
  * signal handler inside its own thread's trade).
  */
 bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top);
-/* A magazine back (its top: with objects or empty); false where the
- * calling thread holds the depot (nothing given). */
-bool fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top);
+/* A magazine back (its top: with objects or empty), always kept. */
+void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top);
 /* One object from the depot's first magazine (NULL where it has none, or
  * the calling thread holds it); one object to it (false where it has no
  * room: no memory for a magazine, the overflow full). */

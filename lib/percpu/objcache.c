@@ -103,7 +103,7 @@ static uintptr_t fresh_magazine(struct fastcpu_objcache *cache, bool *held)
 	run = fastcpu_space_carve(&cache->space,
 				  (unsigned int)fastcpu_magazine_capacity(cache->fast.mask), &got);
 	if (run == NULL) {
-		(void)fastcpu_depot_give(&cache->depot, base);
+		fastcpu_depot_give(&cache->depot, base);
 		return 0;
 	}
 	poison(cache, run, got);
@@ -177,7 +177,7 @@ static void install(struct fastcpu_objcache *cache, const volatile int *cpu_at,
 	if (r == 0 && found == seen)
 		top = (uintptr_t)seen;
 	if (top != 0)
-		(void)fastcpu_depot_give(&cache->depot, top);
+		fastcpu_depot_give(&cache->depot, top);
 }
 
 /* A sequence left early (empty or full) leaves the area's rseq_cs set,
@@ -298,7 +298,7 @@ static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache
 	if ((top & mask) == 0 && (full = trade_for(cache, true, &held)) != 0) {
 		__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
 		if (top != 0)
-			(void)fastcpu_depot_give(&cache->depot, top);
+			fastcpu_depot_give(&cache->depot, top);
 		top = full;
 	}
 	if ((top & mask) != 0) {
@@ -339,7 +339,7 @@ static __attribute__((noinline)) int free_upper_trade(struct fastcpu_objcache *c
 	    (empty = trade_for(cache, false, &held)) != 0) {
 		__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
 		if (top != 0)
-			(void)fastcpu_depot_give(&cache->depot, top);
+			fastcpu_depot_give(&cache->depot, top);
 		top = empty;
 	}
 	if (top != 0 && ((top + WORD) & mask) != 0) {

@@ -288,6 +288,7 @@ static struct {
 	size_t page;
 	long rounds;
 	unsigned long wrong;
+	unsigned long refused;	/* frees that said ENOMEM: objects lost */
 } untouched;
 
 static void *use_page(void)
@@ -307,7 +308,10 @@ static void free_page(long *o)
 		__atomic_fetch_add(&untouched.wrong, 1, __ATOMIC_RELAXED);
 	if (mprotect(o, untouched.page, PROT_NONE) != 0)
 		__atomic_fetch_add(&untouched.wrong, 1, __ATOMIC_RELAXED);
+	errno = 0;
 	fastcpu_objcache_free(untouched.cache, o);
+	if (errno == ENOMEM)
+		__atomic_fetch_add(&untouched.refused, 1, __ATOMIC_RELAXED);
 }
 
 static void handler_uses_pages(int sig)
@@ -350,10 +354,11 @@ START_TEST(objcache_never_touches_free_objects)
 		return;
 	untouched.cache = fastcpu_objcache_new(untouched.page, untouched.page);
 	untouched.rounds = test_scaled(300);
-	untouched.wrong = 0;
+	untouched.wrong = untouched.refused = 0;
 	ck_assert_ptr_nonnull(untouched.cache);
 	test_stress_run(2 * CPU_COUNT(&test_allowed), pages_worker, handler_uses_pages);
 	ck_assert_uint_eq(untouched.wrong, 0);
+	ck_assert_uint_eq(untouched.refused, 0);
 	c = census_of(untouched.cache);
 	ck_assert_uint_eq(c.listed + c.in_depot, c.carved);
 	fastcpu_objcache_destroy(untouched.cache);
