@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "private.h"	/* the census, as the library fills it */
+
 /*
  * Built with musl-gcc and either preloaded with libfastcpu or linked with
  * it. Its own sched_getcpu reference must reach libfastcpu (musl has its
@@ -51,11 +53,6 @@ static struct fastcpu_counter *counter;
 
 /* The object cache, from every thread: its census (the library's private
  * interface, lib/private.h's layout) finds every object free at the end. */
-struct census {
-	size_t carved, listed, in_depot, batches, longest, limit, object_bytes;
-	size_t repeated, strays, misdepths;
-	unsigned long aborts;
-};
 static void *cache;
 static void *(*cache_alloc)(void *);
 static void (*cache_free)(void *, void *);
@@ -112,10 +109,10 @@ int main(void)
 								"fastcpu_counter_sum");
 	void *(*cache_new)(size_t, size_t) =
 		(void *(*)(size_t, size_t))dlsym(RTLD_DEFAULT, "fastcpu_objcache_new");
-	int (*census_of)(const void *, struct census *) =
-		(int (*)(const void *, struct census *))dlsym(RTLD_DEFAULT,
-							     "fastcpu_private_objcache_census");
-	struct census c;
+	int (*census_of)(const void *, struct fastcpu_private_census *) =
+		(int (*)(const void *, struct fastcpu_private_census *))
+		dlsym(RTLD_DEFAULT, "fastcpu_private_objcache_census");
+	struct fastcpu_private_census c;
 	cpu_set_t allowed;
 	pthread_attr_t detached;
 
@@ -176,7 +173,7 @@ int main(void)
 		sched_yield();
 	if (counter_sum(counter) != (long)DETACHED * ADDS)
 		wrong++;
-	if (census_of(cache, &c) != 0 || c.repeated || c.strays || c.misdepths ||
+	if (census_of(cache, &c) != 0 || c.repeated || c.strays ||
 	    c.listed + c.in_depot != c.carved || c.longest > c.limit)
 		wrong++;
 	printf("musl-probe: %s, served by %s, %d detached threads, per-CPU counter %ld, "

@@ -26,9 +26,9 @@ ldd=$(readelf -d "$lib" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 [ "$ldd" = "libc.so " ] || { echo "musl.sh: libfastcpu needs $ldd, not musl's libc.so alone" >&2; exit 1; }
 
 probe=tests/platforms/musl-probe.c
-musl-gcc -O2 -Wall -Wextra -Werror -o musl-probe "$probe"
+musl-gcc -O2 -Wall -Wextra -Werror -Ilib -o musl-probe "$probe"
 musl-gcc -O2 -Wall -Wextra -Werror -o musl-probe-linked "$probe" \
-	-DMUSL_PROBE_LINKED -Iinclude -Llib/.libs -lfastcpu
+	-DMUSL_PROBE_LINKED -Ilib -Iinclude -Llib/.libs -lfastcpu
 if ./musl-probe >/dev/null 2>&1; then
 	echo "musl.sh: the probe passed without libfastcpu: it proves nothing" >&2
 	exit 1
