@@ -4,6 +4,7 @@
 
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -270,4 +271,14 @@ void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int thre
 	r->best_ns -= empty_best;
 	r->median_ns -= empty_median;
 	r->best_cycles = r->median_cycles = -1;
+}
+
+void bench_glibc_rseq_off(void)
+{
+	const char *was = getenv("GLIBC_TUNABLES");
+	char tunables[1024];
+
+	snprintf(tunables, sizeof(tunables), "%s%sglibc.pthread.rseq=0",
+		 was ? was : "", was && *was ? ":" : "");
+	setenv("GLIBC_TUNABLES", tunables, 1);
 }

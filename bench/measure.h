@@ -74,4 +74,8 @@ void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int thre
 
 double bench_now_ns(void);
 
+/* GLIBC_TUNABLES with glibc's rseq registration off, the others kept: the
+ * environment of a child measured without glibc's area. */
+void bench_glibc_rseq_off(void);
+
 #endif /* FASTCPU_BENCH_MEASURE_H */

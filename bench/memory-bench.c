@@ -15,11 +15,13 @@
 #include "memory.h"
 
 static const char usage[] =
-	"usage: fastcpu-memory-bench [--quick] [--rounds N] [--csv-file FILE]\n"
+	"usage: fastcpu-memory-bench [--quick] [--rounds N] [--processes N] [--csv-file FILE]\n"
 	"Seed 004's allocator tables in user space: libfastcpu's object cache\n"
 	"against glibc's malloc, jemalloc, mimalloc and tcmalloc (each preloaded\n"
 	"in a process of its own, skipped where not installed) and a global\n"
-	"lock-free list; the counters' footprint before and after per-CPU memory.\n";
+	"lock-free list; the counters' footprint before and after per-CPU memory;\n"
+	"the object cache's pair over N fresh processes per rseq setup (20, 5 with\n"
+	"--quick; FASTCPU_BENCH_PROCESSES=N too): best, median and worst.\n";
 
 /* Where the system's shared libraries are: libc's own directory, and the
  * same under /usr (merged or not); the first of sonames (':' between) there. */
@@ -67,16 +69,25 @@ static void allocator_env(int a)
  * registration off and the setup's backend forced. */
 static void setup_env(int k)
 {
-	const char *tunables = getenv("GLIBC_TUNABLES");
-	char which[16], glibc_off[1024];
+	char which[16];
 
 	snprintf(which, sizeof(which), "%d", k);
-	snprintf(glibc_off, sizeof(glibc_off), "%s%sglibc.pthread.rseq=0",
-		 tunables ? tunables : "", tunables && *tunables ? ":" : "");
 	setenv(MEMORY_SETUP_CHILD, which, 1);
-	setenv("GLIBC_TUNABLES", glibc_off, 1);
+	bench_glibc_rseq_off();
 	if (memory_setup_backends[k] != NULL)
 		setenv("FASTCPU_BACKEND", memory_setup_backends[k], 1);
+}
+
+/* The environment of a process of Table 8 (e)'s setup k: this one's, with
+ * glibc's registration off for the library's own area. */
+static void spread_env(int k)
+{
+	char which[16];
+
+	snprintf(which, sizeof(which), "%d", k);
+	setenv(MEMORY_SPREAD_CHILD, which, 1);
+	if (k == MEMORY_SPREAD_OWN)
+		bench_glibc_rseq_off();
 }
 
 /* One round in a new process of this program, its environment made by
@@ -129,14 +140,18 @@ static int options(int argc, char **argv, struct memory_settings *s, bool *quick
 		   const char **csv_file)
 {
 	cpu_set_t all;
+	const char *processes = getenv("FASTCPU_BENCH_PROCESSES");
 
 	s->rounds = 7;
+	s->processes = processes != NULL ? atoi(processes) : 0;
 	*quick = getenv("FASTCPU_BENCH_QUICK") != NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			*quick = true;
 		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
 			s->rounds = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--processes") == 0 && i + 1 < argc) {
+			s->processes = atoi(argv[++i]);
 		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
 			*csv_file = argv[++i];
 		} else {
@@ -148,6 +163,8 @@ static int options(int argc, char **argv, struct memory_settings *s, bool *quick
 		s->rounds = 1;
 	if (s->rounds < 1 || s->rounds > 64)
 		s->rounds = 7;
+	if (s->processes < 1 || s->processes > MEMORY_SPREAD_MOST)
+		s->processes = *quick ? 5 : 20;
 	s->pairs = *quick ? 20000 : 200000;
 	s->cold = *quick ? 1L << 16 : 1L << 20;
 	sched_getaffinity(0, sizeof(all), &all);
@@ -208,6 +225,60 @@ static void setup_rounds(struct memory_report *r)
 	}
 }
 
+/* v's n values (sorted here) as best, median and worst. */
+static void spread_of(double *v, int n, double stats[SPREAD_STATS])
+{
+	bench_best_and_median(v, n, &stats[SPREAD_BEST], &stats[SPREAD_MEDIAN]);
+	stats[SPREAD_WORST] = v[n - 1];
+}
+
+/* Per-process ratios a / b, -1 where either is missing. */
+static void ratios_of(const double *a, const double *b, int n, double *out)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = a[i] > 0 && b[i] > 0 ? a[i] / b[i] : -1;
+}
+
+/* Table 8 (e): each setup in settings.processes fresh processes, the
+ * setups taking turns (which goes first alternating), so that a noisy
+ * moment falls on both. */
+static void spread_rounds(struct memory_report *r)
+{
+	static double pair[MEMORY_SPREADS][MEMORY_SPREAD_MOST],
+		floor_ns[MEMORY_SPREADS][MEMORY_SPREAD_MOST],
+		glibc[MEMORY_SPREADS][MEMORY_SPREAD_MOST];
+	double ratio[MEMORY_SPREAD_MOST];
+	int count[MEMORY_SPREADS] = { 0 };
+
+	for (int p = 0; p < r->settings.processes; p++)
+		for (int j = 0; j < MEMORY_SPREADS; j++) {
+			int k = (j + p) % MEMORY_SPREADS;
+			struct memory_spread_round m;
+
+			if (run_child(spread_env, k, &m, sizeof(m)) && m.objcache >= 0) {
+				pair[k][count[k]] = m.objcache;
+				floor_ns[k][count[k]] = m.floor;
+				glibc[k][count[k]] = m.glibc;
+				count[k]++;
+			}
+		}
+	for (int k = 0; k < MEMORY_SPREADS; k++) {
+		struct memory_spread_stats *st = &r->spread[k];
+		int n = count[k];
+
+		st->processes = n;
+		if (n == 0)
+			continue;
+		ratios_of(pair[k], floor_ns[k], n, ratio);
+		spread_of(ratio, n, st->to_floor);
+		ratios_of(pair[k], glibc[k], n, ratio);
+		spread_of(ratio, n, st->to_glibc);
+		spread_of(pair[k], n, st->pair);
+		for (int i = 0; i < n; i++)
+			st->slow += pair[k][i] > 1.30 * st->pair[SPREAD_MEDIAN];
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct memory_report r;
@@ -220,6 +291,7 @@ int main(int argc, char **argv)
 	memory_child_if_asked(&r.settings);
 	allocator_rounds(&r);
 	setup_rounds(&r);
+	spread_rounds(&r);
 	r.rounds_done = r.settings.rounds;
 	memory_counters_measure(&r.counters, quick);
 	memory_report_text(&r, stdout);

@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* bench/memory-report.c: the per-CPU memory tables, for people and for machines. */
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "memory.h"
@@ -172,6 +173,60 @@ static void text_setups(const struct memory_report *r, FILE *out)
 	}
 }
 
+/* A row's three cells of one quantity: best, median, worst. */
+static void spread_cells(FILE *out, const double v[SPREAD_STATS], bool ratios)
+{
+	for (int i = 0; i < SPREAD_STATS; i++)
+		if (v[i] < 0)
+			table_absent(out, 6);
+		else if (ratios)
+			table_ratio(out, 6, v[i]);
+		else
+			table_number(out, 6, v[i]);
+	fputs("  ", out);
+}
+
+/* worst / median of a setup's pairs, or -1. */
+static double spread_worst(const struct memory_spread_stats *st)
+{
+	return st->processes > 0 ? ratio(st->pair[SPREAD_WORST], st->pair[SPREAD_MEDIAN]) : -1;
+}
+
+/* Table 8 (e): the pair's spread over processes (#38). */
+static void text_spread(const struct memory_report *r, FILE *out)
+{
+	fprintf(out, "\nTable 8 (e): the objcache pair over processes, 64 bytes, one thread pinned,\n"
+		"%d fresh processes a setup%s: each times the pair beside\n"
+		"the better floor sequence and glibc's pair (ratios within the process), loop\n"
+		"subtracted; best, median and worst over the processes that ran\n",
+		r->settings.processes, r->settings.processes < 20 ? " (fewer than 20: a short run)" : "");
+	fprintf(out, "%-24s %5s%21s  %21s  %21s  %8s\n", "setup", "ran", "pair ns",
+		"pair / the floor", "pair / glibc's", "wst/med");
+	fprintf(out, "%-30s", "");
+	for (int i = 0; i < 3; i++)
+		fprintf(out, "%21s  ", "best median  worst");
+	fputc('\n', out);
+	for (int k = 0; k < MEMORY_SPREADS; k++) {
+		const struct memory_spread_stats *st = &r->spread[k];
+
+		fprintf(out, "%-24s %5d", memory_spread_names[k], st->processes);
+		if (st->processes == 0) {
+			fprintf(out, " %s: not here\n", TABLE_ABSENT);
+			continue;
+		}
+		spread_cells(out, st->pair, false);
+		spread_cells(out, st->to_floor, true);
+		spread_cells(out, st->to_glibc, true);
+		table_ratio(out, 7, spread_worst(st));
+		fputc('\n', out);
+	}
+	fprintf(out, "Processes whose pair took over 1.30x their setup's median:");
+	for (int k = 0; k < MEMORY_SPREADS; k++)
+		fprintf(out, "%s %s %d of %d", k ? "," : "", memory_spread_names[k], r->spread[k].slow,
+			r->spread[k].processes);
+	fputc('\n', out);
+}
+
 /* Table 8 (c), a counter's footprint before and after per-CPU memory. */
 static void text_counters(const struct memory_counters *c, FILE *out)
 {
@@ -257,6 +312,10 @@ static void text_aims(const struct memory_report *r, FILE *out)
 		  r->setup_ran[MEMORY_OWN_AREA] ? ratio(own->objcache, own->glibc) : -1, "", 0.35);
 	table_aim(out, "objcache pair / glibc's, worst forced backend (8 (d))", worst_forced(r), "",
 		  1.00);
+	table_aim(out, "worst pair / median over processes, glibc's area",
+		  spread_worst(&r->spread[MEMORY_SPREAD_GLIBC]), "", 1.30);
+	table_aim(out, "worst pair / median over processes, own area",
+		  spread_worst(&r->spread[MEMORY_SPREAD_OWN]), "", 1.30);
 	table_aim(out, "objcache pair, 2x CPUs threads / one thread",
 		  ratio(o->pair_crowded[SIZE_64], pair), "", 1.30);
 	table_aim(out, "fastcpu_counter_add(): per-CPU memory / FASTCPU_1.2",
@@ -286,9 +345,32 @@ void memory_report_text(const struct memory_report *r, FILE *out)
 	text_pairs(r, out);
 	text_alloc_free(r, out);
 	text_setups(r, out);
+	text_spread(r, out);
 	text_counters(&r->counters, out);
 	text_objects(r, out);
 	text_aims(r, out);
+}
+
+/* A CSV row: its key (fmt), median and best, then worst and the
+ * processes (empty where the row has no spread: worst < 0). */
+static void csv_row(double worst, int processes, FILE *out, enum table_decimals decimals,
+		    double median, double best, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+static void csv_row(double worst, int processes, FILE *out, enum table_decimals decimals,
+		    double median, double best, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fprintf(out, ",%.*f,%.*f,", decimals, median, decimals, best);
+	if (worst >= 0)
+		fprintf(out, "%.*f,%d", decimals, worst, processes);
+	else
+		fputc(',', out);
+	fputc('\n', out);
 }
 
 /* The object cache's process: the floors, the other index, glibc there. */
@@ -303,7 +385,7 @@ static void csv_same_process(const char *name, const struct memory_round *m,
 	};
 
 	for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++)
-		table_csv(out, TABLE_NS, same[k].median, same[k].best, "8a,%s,%s,1", name,
+		csv_row(-1, 0, out, TABLE_NS, same[k].median, same[k].best, "8a,%s,%s,1", name,
 			  same[k].name);
 }
 
@@ -313,47 +395,67 @@ static void csv_allocator(const struct memory_report *r, enum memory_allocator a
 	const char *name = memory_allocator_names[a];
 
 	for (int i = 0; i < MEMORY_SIZES; i++) {
-		table_csv(out, TABLE_NS, m->pair[i], b->pair[i], "8a,%s,pair %zu,1", name,
+		csv_row(-1, 0, out, TABLE_NS, m->pair[i], b->pair[i], "8a,%s,pair %zu,1", name,
 			  memory_sizes[i]);
-		table_csv(out, TABLE_NS, m->pair_crowded[i], b->pair_crowded[i], "8a,%s,pair %zu,%d",
+		csv_row(-1, 0, out, TABLE_NS, m->pair_crowded[i], b->pair_crowded[i], "8a,%s,pair %zu,%d",
 			  name, memory_sizes[i], r->settings.crowd);
 	}
-	table_csv(out, TABLE_NS, m->many_alloc, b->many_alloc, "8b,%s,alloc of 10000,1", name);
-	table_csv(out, TABLE_NS, m->many_free, b->many_free, "8b,%s,free of 10000,1", name);
-	table_csv(out, TABLE_NS, m->batch16, b->batch16, "8b,%s,batch of 16,1", name);
-	table_csv(out, TABLE_NS, m->cold, b->cold, "8b,%s,cold set per operation,1", name);
+	csv_row(-1, 0, out, TABLE_NS, m->many_alloc, b->many_alloc, "8b,%s,alloc of 10000,1", name);
+	csv_row(-1, 0, out, TABLE_NS, m->many_free, b->many_free, "8b,%s,free of 10000,1", name);
+	csv_row(-1, 0, out, TABLE_NS, m->batch16, b->batch16, "8b,%s,batch of 16,1", name);
+	csv_row(-1, 0, out, TABLE_NS, m->cold, b->cold, "8b,%s,cold set per operation,1", name);
 	if (a == MEMORY_OBJCACHE)
 		csv_same_process(name, m, b, out);
 	for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
-		table_csv(out, TABLE_BYTES, m->bytes_per_object[i], b->bytes_per_object[i],
+		csv_row(-1, 0, out, TABLE_BYTES, m->bytes_per_object[i], b->bytes_per_object[i],
 			  "8c,%s,bytes per %zu-byte object,1", name, memory_footprint_sizes[i]);
 	for (int i = 0; i < MEMORY_HELD_THREADS; i++)
-		table_csv(out, TABLE_WHOLE, m->held_bytes[i], b->held_bytes[i], "8c,%s,bytes held,%d",
+		csv_row(-1, 0, out, TABLE_WHOLE, m->held_bytes[i], b->held_bytes[i], "8c,%s,bytes held,%d",
 			  name, memory_held_threads[i]);
 }
 
 static void csv_counters(const struct memory_counters *c, FILE *out)
 {
-	table_csv(out, TABLE_BYTES, c->old_bytes, c->old_bytes,
+	csv_row(-1, 0, out, TABLE_BYTES, c->old_bytes, c->old_bytes,
 		  "8c,counter FASTCPU_1.2,bytes per counter,1");
-	table_csv(out, TABLE_BYTES, c->new_bytes, c->new_bytes,
+	csv_row(-1, 0, out, TABLE_BYTES, c->new_bytes, c->new_bytes,
 		  "8c,counter per-CPU memory,bytes per counter,1");
-	table_csv(out, TABLE_NS, c->old_add_ns, c->old_add_best, "8c,counter FASTCPU_1.2,add,1");
-	table_csv(out, TABLE_NS, c->new_add_ns, c->new_add_best, "8c,counter per-CPU memory,add,1");
+	csv_row(-1, 0, out, TABLE_NS, c->old_add_ns, c->old_add_best, "8c,counter FASTCPU_1.2,add,1");
+	csv_row(-1, 0, out, TABLE_NS, c->new_add_ns, c->new_add_best, "8c,counter per-CPU memory,add,1");
 }
 
 void memory_report_csv(const struct memory_report *r, FILE *out)
 {
-	fprintf(out, "table,allocator,case,threads,median_ns,best_ns\n");
+	fprintf(out, "table,allocator,case,threads,median_ns,best_ns,worst_ns,processes\n");
 	for (int a = 0; a < MEMORY_ALLOCATORS; a++)
 		if (r->present[a])
 			csv_allocator(r, (enum memory_allocator)a, out);
 	for (int k = 0; k < MEMORY_SETUPS; k++)
 		if (r->setup_ran[k]) {
-			table_csv(out, TABLE_NS, r->setup_median[k].objcache, r->setup_best[k].objcache,
+			csv_row(-1, 0, out, TABLE_NS, r->setup_median[k].objcache, r->setup_best[k].objcache,
 				  "8d,libfastcpu objcache,%s: pair 64,1", memory_setup_names[k]);
-			table_csv(out, TABLE_NS, r->setup_median[k].glibc, r->setup_best[k].glibc,
+			csv_row(-1, 0, out, TABLE_NS, r->setup_median[k].glibc, r->setup_best[k].glibc,
 				  "8d,glibc malloc,%s: pair 64,1", memory_setup_names[k]);
 		}
+	for (int k = 0; k < MEMORY_SPREADS; k++) {
+		const struct memory_spread_stats *st = &r->spread[k];
+
+		if (st->processes == 0)
+			continue;
+		csv_row(st->pair[SPREAD_WORST], st->processes, out, TABLE_NS,
+			st->pair[SPREAD_MEDIAN], st->pair[SPREAD_BEST],
+			"8e,libfastcpu objcache,%s: pair 64,1", memory_spread_names[k]);
+		csv_row(st->to_floor[SPREAD_WORST], st->processes, out, TABLE_NS,
+			st->to_floor[SPREAD_MEDIAN], st->to_floor[SPREAD_BEST],
+			"8e,libfastcpu objcache,%s: pair 64 / the better floor (ratio),1",
+			memory_spread_names[k]);
+		csv_row(st->to_glibc[SPREAD_WORST], st->processes, out, TABLE_NS,
+			st->to_glibc[SPREAD_MEDIAN], st->to_glibc[SPREAD_BEST],
+			"8e,libfastcpu objcache,%s: pair 64 / glibc's (ratio),1",
+			memory_spread_names[k]);
+		csv_row(spread_worst(st), st->processes, out, TABLE_NS, spread_worst(st),
+			spread_worst(st), "8e,libfastcpu objcache,%s: worst pair / median (ratio),1",
+			memory_spread_names[k]);
+	}
 	csv_counters(&r->counters, out);
 }

@@ -39,6 +39,15 @@ const char *const memory_setup_names[MEMORY_SETUPS] = {
 	"own area (glibc's rseq off)", "forced rdpid", "forced vdso", "forced syscall",
 };
 const char *const memory_setup_backends[MEMORY_SETUPS] = { NULL, "rdpid", "vdso", "syscall" };
+const int memory_setup_backend_ids[MEMORY_SETUPS] = {
+	0, FASTCPU_BACKEND_RDPID, FASTCPU_BACKEND_VDSO, FASTCPU_BACKEND_SYSCALL,
+};
+const char *const memory_spread_names[MEMORY_SPREADS] = {
+	"glibc's area", "the library's own area",
+};
+const int memory_spread_backend_ids[MEMORY_SPREADS] = {
+	FASTCPU_BACKEND_RSEQ_GLIBC, FASTCPU_BACKEND_RSEQ_OWN,
+};
 
 /*
  * The global lock-free list, the baseline every CPU shares: one head per
@@ -620,11 +629,12 @@ static void same_process(const struct memory_settings *s, double empty, struct m
 static void setup_child(const struct memory_settings *s, enum memory_setup which, int fd)
 {
 	struct memory_setup_round r = { -1, -1 };
-	const char *forced = memory_setup_backends[which];
+	int served, want = memory_setup_backend_ids[which];
 
 	pin(s->first_cpu);
-	if (strncmp(fastcpu_backend(), forced ? forced : "rseq", strlen(forced ? forced : "rseq")) ==
-	    0) {
+	served = fastcpu_backend_id() & ~FASTCPU_BACKEND_CACHED;
+	if (want != 0 ? served == want :
+	    served >= FASTCPU_BACKEND_RSEQ_GLIBC && served <= FASTCPU_BACKEND_RSEQ_OWN) {
 		struct handle cache = handle_of_kind(MEMORY_OBJCACHE, 64);
 		struct handle glibc = handle_of_kind(MEMORY_GLIBC, 64);
 		double empty = empty_ns(s->pairs);
@@ -632,6 +642,33 @@ static void setup_child(const struct memory_settings *s, enum memory_setup which
 		(void)pairs(&cache, s->pairs / 10);
 		(void)pairs(&glibc, s->pairs / 10);
 		r.objcache = pairs(&cache, s->pairs) - empty;
+		r.glibc = pairs(&glibc, s->pairs) - empty;
+	}
+	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+/* A process of Table 8 (e): the cache's pair, the better floor and
+ * glibc's pair, 64 bytes, pinned, side by side; -1 where the setup's area
+ * is not the thread's. */
+static void spread_child(const struct memory_settings *s, enum memory_spread which, int fd)
+{
+	struct memory_spread_round r = { -1, -1, -1 };
+
+	pin(s->first_cpu);
+	(void)fastcpu_sched_getcpu();
+	if (fastcpu_backend_id() == memory_spread_backend_ids[which]) {
+		struct handle cache = handle_of_kind(MEMORY_OBJCACHE, 64);
+		struct handle glibc = handle_of_kind(MEMORY_GLIBC, 64);
+		double empty = empty_ns(s->pairs), list, buffer;
+
+		(void)pairs(&cache, s->pairs / 10);
+		(void)pairs(&glibc, s->pairs / 10);
+		r.objcache = pairs(&cache, s->pairs) - empty;
+		list = less_empty(floor_list(s->pairs), empty);
+		buffer = less_empty(floor_buffer(s->pairs), empty);
+		r.floor = list < 0 ? buffer : buffer < 0 || list < buffer ? list : buffer;
 		r.glibc = pairs(&glibc, s->pairs) - empty;
 	}
 	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
@@ -648,6 +685,8 @@ void memory_child_if_asked(const struct memory_settings *s)
 
 	if (fd_text != NULL && getenv(MEMORY_SETUP_CHILD) != NULL)
 		setup_child(s, (enum memory_setup)atoi(getenv(MEMORY_SETUP_CHILD)), atoi(fd_text));
+	if (fd_text != NULL && getenv(MEMORY_SPREAD_CHILD) != NULL)
+		spread_child(s, (enum memory_spread)atoi(getenv(MEMORY_SPREAD_CHILD)), atoi(fd_text));
 	if (which == NULL || fd_text == NULL)
 		return;
 	kind = (enum memory_allocator)atoi(which);

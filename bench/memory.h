@@ -69,8 +69,11 @@ struct memory_round {
 enum memory_setup { MEMORY_OWN_AREA, MEMORY_RDPID, MEMORY_VDSO, MEMORY_SYSCALL, MEMORY_SETUPS };
 
 extern const char *const memory_setup_names[MEMORY_SETUPS];
-/* What the setup's process has set: FASTCPU_BACKEND (NULL: none). */
+/* What the setup's process has set: FASTCPU_BACKEND (NULL: none); and
+ * the fastcpu_backend_id() that must serve it there, the cache aside (0:
+ * any rseq area), else it does not run. */
 extern const char *const memory_setup_backends[MEMORY_SETUPS];
+extern const int memory_setup_backend_ids[MEMORY_SETUPS];
 
 struct memory_setup_round {		/* ns per pair, 64 B, pinned; -1: not run */
 	double objcache, glibc;
@@ -82,6 +85,7 @@ struct memory_settings {
 	int rounds;
 	int crowd;		/* threads of the crowded column: 2x CPUs */
 	int first_cpu;		/* where the one-thread rows run */
+	int processes;		/* Table 8 (e)'s per setup: 20, 5 quick */
 };
 
 /* In a process started for one allocator (MEMORY_CHILD set in its
@@ -93,6 +97,36 @@ void memory_child_if_asked(const struct memory_settings *s);
 #define MEMORY_CHILD "FASTCPU_MEMORY_BENCH_ALLOCATOR"
 #define MEMORY_SETUP_CHILD "FASTCPU_MEMORY_BENCH_SETUP"
 #define MEMORY_FD "FASTCPU_MEMORY_BENCH_FD"
+
+/*
+ * Table 8 (e) (#38): the pair's spread over processes. Each of many fresh
+ * processes per setup times, one thread pinned, 64 bytes, loop
+ * subtracted, the cache's pair beside what it is compared to: the better
+ * of the floor sequences and glibc's pair, in that process; with glibc's
+ * area, and with the library's own (glibc's rseq off).
+ */
+enum memory_spread { MEMORY_SPREAD_GLIBC, MEMORY_SPREAD_OWN, MEMORY_SPREADS };
+
+extern const char *const memory_spread_names[MEMORY_SPREADS];
+/* What fastcpu_backend_id() says in the setup's process (else it did not run). */
+extern const int memory_spread_backend_ids[MEMORY_SPREADS];
+#define MEMORY_SPREAD_CHILD "FASTCPU_MEMORY_BENCH_SPREAD"
+/* The most processes a setup runs. */
+#define MEMORY_SPREAD_MOST 1000
+
+struct memory_spread_round {		/* ns per pair, 64 B, pinned; -1: not run */
+	double objcache, floor, glibc;	/* floor: the better sequence's */
+};
+
+/* Over the processes that ran: best, median and worst of each. */
+enum { SPREAD_BEST, SPREAD_MEDIAN, SPREAD_WORST, SPREAD_STATS };
+struct memory_spread_stats {
+	int processes;			/* that ran (0: none) */
+	int slow;			/* their pairs over 1.30x the median */
+	double pair[SPREAD_STATS];	/* ns */
+	double to_floor[SPREAD_STATS];	/* pair / the floor, each process's */
+	double to_glibc[SPREAD_STATS];	/* pair / glibc's, each process's */
+};
 
 /* The counters' footprint, measured in this process. */
 struct memory_counters {
@@ -119,6 +153,7 @@ struct memory_report {
 	struct memory_round median[MEMORY_ALLOCATORS], best[MEMORY_ALLOCATORS];
 	bool setup_ran[MEMORY_SETUPS];
 	struct memory_setup_round setup_median[MEMORY_SETUPS], setup_best[MEMORY_SETUPS];
+	struct memory_spread_stats spread[MEMORY_SPREADS];
 	struct memory_counters counters;
 };
 

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "fastcpu.h"
 #include "report-aims.h"
 #include "table.h"
 
@@ -178,7 +179,7 @@ static void text_cache(const struct report *r, FILE *out)
 		const struct bench_result *bare = bench_ran(&r->reading[rows[k].bare]);
 
 		if (off == NULL || on == NULL ||
-		    strncmp(on->served, off->served, strlen(off->served)) != 0)
+		    (on->served_id & ~FASTCPU_BACKEND_CACHED) != off->served_id)
 			continue;
 		fprintf(out, "%-8s", off->served);
 		if (bare)

@@ -20,7 +20,7 @@ const struct setup_result *report_forced(const struct report *r, enum setup_id i
 {
 	const struct setup_result *s = report_setup(r, id);
 
-	return s && strcmp(s->served, setup_backend(id)) == 0 ? s : NULL;
+	return s && s->served_id == setup_backend_id(id) ? s : NULL;
 }
 
 const char *const setup_cell_names[SETUP_CELLS] = {

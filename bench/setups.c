@@ -60,34 +60,35 @@ static const struct setup {
 	const char *name;
 	const char *owner;	/* the stand-in preloaded: librseq-owner<owner>.so */
 	const char *backend, *cache;	/* FASTCPU_BACKEND, FASTCPU_CACHE */
+	int backend_id;			/* the backend's fastcpu_backend_id(); 0: none forced */
 	enum thread_state thread;
 	enum needs needs;
 } setups[SETUP_COUNT] = {
-	[SETUP_GLIBC] = { "glibc's area", NULL, NULL, NULL, MAIN_THREAD, GLIBC_REGISTERS },
-	[SETUP_OWN] = { "the library's own area", NULL, NULL, NULL, MAIN_THREAD, GLIBC_DOES_NOT },
+	[SETUP_GLIBC] = { "glibc's area", NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_REGISTERS },
+	[SETUP_OWN] = { "the library's own area", NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_DOES_NOT },
 	[SETUP_PUBLISHED_REGISTERED] = { "librseq-shaped owner, registered", "-published",
-		NULL, NULL, OWNER_REGISTERS, ANY_RUN },
+		NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
 	[SETUP_PUBLISHED_UNREGISTERED] = { "librseq-shaped owner, never registered",
-		"-published", NULL, NULL, MAIN_THREAD, ANY_RUN },
-	[SETUP_REFCOUNT] = { "refcount owner (older librseq)", "-refcount", NULL, NULL,
+		"-published", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
+	[SETUP_REFCOUNT] = { "refcount owner (older librseq)", "-refcount", NULL, NULL, 0,
 		MAIN_THREAD, ANY_RUN },
-	[SETUP_EXPORTED_REGISTERED] = { "exported __rseq_abi, registered", "", NULL, NULL,
+	[SETUP_EXPORTED_REGISTERED] = { "exported __rseq_abi, registered", "", NULL, NULL, 0,
 		OWNER_REGISTERS, ANY_RUN },
 	[SETUP_EXPORTED_UNREGISTERED] = { "exported __rseq_abi, never registered", "",
-		NULL, NULL, MAIN_THREAD, ANY_RUN },
-	[SETUP_OTHER_SIGNATURE] = { "owner of another signature", "-other", NULL, NULL,
+		NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
+	[SETUP_OTHER_SIGNATURE] = { "owner of another signature", "-other", NULL, NULL, 0,
 		OWNER_REGISTERS, ANY_RUN },
-	[SETUP_SECCOMP] = { "rseq refused by seccomp (sandbox)", NULL, NULL, NULL,
+	[SETUP_SECCOMP] = { "rseq refused by seccomp (sandbox)", NULL, NULL, NULL, 0,
 		REFUSED_PROCESS, ANY_RUN },
-	[SETUP_RDPID] = { "forced rdpid", NULL, "rdpid", "off", MAIN_THREAD, ANY_RUN },
-	[SETUP_RDPID_CACHE] = { "forced rdpid, cache on", NULL, "rdpid", "on", MAIN_THREAD, ANY_RUN },
-	[SETUP_VDSO] = { "forced vdso", NULL, "vdso", "off", MAIN_THREAD, ANY_RUN },
-	[SETUP_VDSO_CACHE] = { "forced vdso, cache on", NULL, "vdso", "on", MAIN_THREAD, ANY_RUN },
-	[SETUP_SYSCALL] = { "forced syscall", NULL, "syscall", "off", MAIN_THREAD, ANY_RUN },
-	[SETUP_SYSCALL_CACHE] = { "forced syscall, cache on", NULL, "syscall", "on",
+	[SETUP_RDPID] = { "forced rdpid", NULL, "rdpid", "off", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
+	[SETUP_RDPID_CACHE] = { "forced rdpid, cache on", NULL, "rdpid", "on", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
+	[SETUP_VDSO] = { "forced vdso", NULL, "vdso", "off", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
+	[SETUP_VDSO_CACHE] = { "forced vdso, cache on", NULL, "vdso", "on", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
+	[SETUP_SYSCALL] = { "forced syscall", NULL, "syscall", "off", FASTCPU_BACKEND_SYSCALL, MAIN_THREAD, ANY_RUN },
+	[SETUP_SYSCALL_CACHE] = { "forced syscall, cache on", NULL, "syscall", "on", FASTCPU_BACKEND_SYSCALL,
 		MAIN_THREAD, ANY_RUN },
-	[SETUP_VFORK] = { "vfork child", NULL, NULL, NULL, VFORK_CHILD, ANY_RUN },
-	[SETUP_VFORK_FRESH] = { "vfork child, parent never asked", NULL, NULL, NULL,
+	[SETUP_VFORK] = { "vfork child", NULL, NULL, NULL, 0, VFORK_CHILD, ANY_RUN },
+	[SETUP_VFORK_FRESH] = { "vfork child, parent never asked", NULL, NULL, NULL, 0,
 		VFORK_CHILD_FRESH, ANY_RUN },
 };
 
@@ -99,6 +100,11 @@ const char *setup_name(enum setup_id id)
 const char *setup_backend(enum setup_id id)
 {
 	return setups[id].backend;
+}
+
+int setup_backend_id(enum setup_id id)
+{
+	return setups[id].backend_id;
 }
 
 const char *setup_cache(enum setup_id id)
@@ -160,6 +166,7 @@ static void measure_row(bool counters)
 		set[n++] = CASE("malloc pair", alloc_pair_malloc);
 	}
 	snprintf(row.served, sizeof(row.served), "%.31s", fastcpu_backend());
+	row.served_id = fastcpu_backend_id();
 	bench_measure(set, n, row_cfg);
 	row.sched = set[1];
 	row.plain_sched = set[2];
@@ -308,8 +315,9 @@ static bool owner_path(const char *owner, char *path, size_t size)
 /* Why row id cannot run in this run's process setup, or NULL. */
 static const char *cannot_run(enum setup_id id, const struct setup_result *probe)
 {
-	bool glibc = strcmp(probe->served, "rseq (glibc)") == 0;
-	bool rseq = strncmp(probe->served, "rseq", 4) == 0;
+	bool glibc = probe->served_id == FASTCPU_BACKEND_RSEQ_GLIBC;
+	bool rseq = probe->served_id >= FASTCPU_BACKEND_RSEQ_GLIBC &&
+		    probe->served_id <= FASTCPU_BACKEND_RSEQ_OWN;
 
 	if (setups[id].needs == GLIBC_REGISTERS && !glibc)
 		return "glibc does not register here";
@@ -318,17 +326,6 @@ static const char *cannot_run(enum setup_id id, const struct setup_result *probe
 	if (setups[id].needs != ANY_RUN && !rseq)
 		return "no rseq here";
 	return NULL;
-}
-
-/* GLIBC_TUNABLES with glibc's registration off, the others kept. */
-static void glibc_rseq_off(void)
-{
-	const char *was = getenv("GLIBC_TUNABLES");
-	char tunables[1024];
-
-	snprintf(tunables, sizeof(tunables), "%s%sglibc.pthread.rseq=0",
-		 was ? was : "", was && *was ? ":" : "");
-	setenv("GLIBC_TUNABLES", tunables, 1);
 }
 
 /* AddressSanitizer's runtime must be the first library a process loads: a
@@ -376,7 +373,7 @@ static void run_row(enum setup_id id, char **argv, const char *self,
 		if (s->backend != NULL) {
 			setenv("FASTCPU_BACKEND", s->backend, 1);
 			setenv("FASTCPU_CACHE", s->cache, 1);
-			glibc_rseq_off();
+			bench_glibc_rseq_off();
 		}
 		if (s->owner != NULL)
 			setenv("LD_PRELOAD", preload, 1);

@@ -36,6 +36,7 @@ enum setup_id {
 /* What a row's process measured, in the thread of its setup. */
 struct setup_result {
 	char served[32];	/* fastcpu_backend() there; "" where not run */
+	int served_id;		/* fastcpu_backend_id() there */
 	char why_not[64];	/* where not run: why */
 	/* Nothing waits on the answer: ns a call, the empty loop subtracted;
 	 * plain_* are glibc's (the system call on the rows where glibc has
@@ -57,6 +58,8 @@ struct setup_result {
 /* Each row's name, FASTCPU_BACKEND (NULL: none forced) and FASTCPU_CACHE. */
 const char *setup_name(enum setup_id id);
 const char *setup_backend(enum setup_id id);
+/* The forced backend's fastcpu_backend_id(), cache off; 0 where none is. */
+int setup_backend_id(enum setup_id id);
 const char *setup_cache(enum setup_id id);
 /* Where glibc has nothing but the system call (the forced syscall rows:
  * a kernel without a vDSO getcpu), plain_* time that. */

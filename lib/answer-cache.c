@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/cache.c: the jiffy-style per-thread cache in front of a slow backend. */
+/* lib/answer-cache.c: the jiffy-style per-thread cache in front of a slow backend. */
 
 #include <errno.h>
 
@@ -8,6 +8,7 @@
 #include "backends.h"
 #include "internal.h"
 #include "task-tls.h"
+#include "thread.h"
 #include "tick.h"
 
 /*
@@ -38,14 +39,6 @@
 
 static uint32_t affinity_epoch;
 
-struct cache_slot {
-	volatile uint32_t key;
-	volatile uint32_t epoch;
-	volatile uint32_t cpu_node;
-};
-
-static __thread struct cache_slot slot __attribute__((tls_model("initial-exec")));
-
 void fastcpu_affinity_change_begin(void)
 {
 	__atomic_fetch_add(&affinity_epoch, 1, __ATOMIC_SEQ_CST);
@@ -63,19 +56,19 @@ static void store(uint32_t key, uint32_t epoch, uint32_t packed)
 {
 	if ((epoch & IN_FLIGHT_MASK) != 0 || !fastcpu_task_owns_tls())
 		return;
-	slot.key = KEY_INVALID;
+	fastcpu_thread.answer.key = KEY_INVALID;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	slot.cpu_node = packed;
-	slot.epoch = epoch;
+	fastcpu_thread.answer.cpu_node = packed;
+	fastcpu_thread.answer.epoch = epoch;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	slot.key = key;
+	fastcpu_thread.answer.key = key;
 }
 
 /* The thread's answer of this tick and epoch, if it has one. */
 static inline bool hit(uint32_t key, uint32_t epoch, uint32_t *packed)
 {
-	if (likely(key == slot.key && epoch == slot.epoch)) {
-		*packed = slot.cpu_node;
+	if (likely(key == fastcpu_thread.answer.key && epoch == fastcpu_thread.answer.epoch)) {
+		*packed = fastcpu_thread.answer.cpu_node;
 		return true;
 	}
 	return false;
@@ -130,7 +123,7 @@ static inline int cached_cpu_quiet(const struct fastcpu_backend *base)
 
 /* One cached variant per base backend, so no call goes through two
  * pointers; it may fail where its base may. */
-#define CACHED_BACKEND(base)							\
+#define CACHED_BACKEND(base, base_id)						\
 	static int cached_##base##_cpu(void)				\
 	{								\
 		return cached_cpu(&fastcpu_backend_##base);		\
@@ -145,14 +138,15 @@ static inline int cached_cpu_quiet(const struct fastcpu_backend *base)
 	}								\
 	static const struct fastcpu_backend cached_##base = {		\
 		.name = #base "+cache",					\
+		.id = (base_id) | FASTCPU_BACKEND_CACHED,		\
 		.cpu = cached_##base##_cpu,				\
 		.cpu_node = cached_##base##_cpu_node,			\
 		.cpu_quiet = cached_##base##_cpu_quiet,			\
 	}
 
-CACHED_BACKEND(rdpid);
-CACHED_BACKEND(vdso);
-CACHED_BACKEND(syscall);
+CACHED_BACKEND(rdpid, FASTCPU_BACKEND_RDPID);
+CACHED_BACKEND(vdso, FASTCPU_BACKEND_VDSO);
+CACHED_BACKEND(syscall, FASTCPU_BACKEND_SYSCALL);
 
 const struct fastcpu_backend *fastcpu_cache_wrap(const struct fastcpu_backend *b)
 {

@@ -10,13 +10,14 @@
 #include "cpu-id.h"
 #include "internal.h"
 #include "own-area.h"
-#include "private.h"
 #include "program-area.h"
 #include "program-owner.h"
 #include "rseq-abi.h"
+#include "sequence-guard.h"
 #include "settings.h"
 #include "slice.h"
 #include "task-tls.h"
+#include "thread.h"
 
 /* glibc >= 2.35 registers an area in every thread and says where: the offset
  * from the thread pointer and its feature size (0: glibc did not register,
@@ -37,15 +38,10 @@ static const volatile int *glibc_cpu_id(void)
 	return (const volatile int *)&area->cpu_id;
 }
 
-static FASTCPU_TLS unsigned char kind;	/* enum fastcpu_area_kind */
-FASTCPU_TLS unsigned char fastcpu_thread_sequences;
-/* This thread is registering its own area: a signal handler that interrupts
- * it is answered by the fallback and leaves the area alone. */
-static FASTCPU_TLS unsigned char registering;
 
 enum fastcpu_area_kind fastcpu_area_kind(void)
 {
-	return kind;
+	return fastcpu_thread.area;
 }
 
 /*
@@ -67,12 +63,12 @@ static bool exit_key_made;
 
 static void at_thread_exit(void *cpu_id)
 {
-	unsigned char was = kind;
+	unsigned char was = fastcpu_thread.area;
 	const struct fastcpu_program_owner *o = fastcpu_program_owner();
 
 	fastcpu_thread_reads(NULL);
-	kind = FASTCPU_AREA_NONE;
-	fastcpu_thread_sequences = FASTCPU_SEQUENCES_NO;
+	fastcpu_thread.area = FASTCPU_AREA_NONE;
+	fastcpu_thread.sequences = FASTCPU_SEQUENCES_NO;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (was == FASTCPU_AREA_OWN)
 		fastcpu_own_area_unregister(cpu_id);
@@ -96,20 +92,46 @@ static void unregister_at_thread_exit(const volatile int *cpu_id)
  * the TLS the two share: the parent, once the child is gone, may answer
  * that many calls from the fallback before it registers its area.
  */
-FASTCPU_TLS unsigned int fastcpu_attach_skips;
-static FASTCPU_TLS unsigned int sharing_gap;
 #define MAX_SHARING_GAP 65536
 
 static bool task_may_register(void)
 {
+	unsigned int gap = fastcpu_thread.sharing_gap;
+
 	if (fastcpu_task_owns_tls()) {
-		sharing_gap = 0;
+		fastcpu_thread.sharing_gap = 0;
 		return true;
 	}
-	sharing_gap = sharing_gap == 0 ? 1 :
-		      sharing_gap < MAX_SHARING_GAP ? 2 * sharing_gap : MAX_SHARING_GAP;
-	fastcpu_attach_skips = sharing_gap;
+	gap = gap == 0 ? 1 : gap < MAX_SHARING_GAP ? 2 * gap : MAX_SHARING_GAP;
+	fastcpu_thread.sharing_gap = gap;
+	fastcpu_thread.attach_skips = gap;
 	return false;
+}
+
+/*
+ * Whether the library runs its sequences on the calling thread's area: the
+ * area takes its signature (glibc's and its own do; a program owner's where
+ * its registration says so), and the kernel aborts a preempted sequence
+ * (sequence-guard.c): known at once, or decided where may_probe (the
+ * thread's first per-CPU operation), and then published for the inline
+ * operations, as sequences or as the upper half.
+ */
+static enum fastcpu_sequences sequences_here(const struct fastcpu_program_owner *o,
+					     const volatile int *cpu_id, bool may_probe)
+{
+	enum fastcpu_sequences s =
+		fastcpu_thread.area == FASTCPU_AREA_NONE ? FASTCPU_SEQUENCES_NO :
+		fastcpu_thread.area != FASTCPU_AREA_PROGRAM ? FASTCPU_SEQUENCES_YES :
+		fastcpu_program_area_takes_sequences(o, cpu_id);
+
+	if (s != FASTCPU_SEQUENCES_YES)
+		return s;
+	if (!may_probe)
+		return fastcpu_guard_known();
+	s = fastcpu_guard_decide();
+	if (s != FASTCPU_SEQUENCES_UNKNOWN)
+		fastcpu_publish_sequences();
+	return s;
 }
 
 /* The area of the program's own rseq owner; NULL while the thread must ask
@@ -131,7 +153,7 @@ static const volatile int *own_cpu_id(const struct fastcpu_binding *b)
 {
 	const volatile int *cpu_id;
 
-	registering = 1;
+	fastcpu_thread.registering = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cpu_id = fastcpu_own_area_register(b->rseq_forced);
 	if (cpu_id != NULL)
@@ -180,20 +202,18 @@ static void attach(void)
 		if (cpu_id == NULL)
 			return;
 		k = FASTCPU_AREA_PROGRAM;
-	} else if (registering || !task_may_register()) {
+	} else if (fastcpu_thread.registering || !task_may_register()) {
 		return;
 	} else {
 		cpu_id = own_cpu_id(&b);
 		if (cpu_id != NULL)
 			k = FASTCPU_AREA_OWN;
 	}
-	kind = (unsigned char)k;
-	fastcpu_thread_sequences = k == FASTCPU_AREA_NONE ? FASTCPU_SEQUENCES_NO :
-				   k != FASTCPU_AREA_PROGRAM ? FASTCPU_SEQUENCES_YES :
-				   (unsigned char)fastcpu_program_area_takes_sequences(o, cpu_id);
+	fastcpu_thread.area = (unsigned char)k;
+	fastcpu_thread.sequences = (unsigned char)sequences_here(o, cpu_id, false);
 	fastcpu_thread_reads(cpu_id);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	registering = 0;
+	fastcpu_thread.registering = 0;
 }
 
 const volatile int *fastcpu_attach(void)
@@ -202,19 +222,14 @@ const volatile int *fastcpu_attach(void)
 	return fastcpu_cpu_id_ref;
 }
 
-/* Sequences run on glibc's areas and the library's own (the signature is
- * glibc's convention and the library's), and on a program owner's where
- * its registration is known to carry the library's signature: asked once
- * the thread is registered, then kept. */
+/* Asked until known (a program owner's area registered in the thread, the
+ * guard decided), then kept. */
 bool fastcpu_thread_sequences_decide(const volatile int *cpu_id)
 {
-	enum fastcpu_sequences s;
+	enum fastcpu_sequences s = sequences_here(fastcpu_program_owner(), cpu_id, true);
 
-	if (kind != FASTCPU_AREA_PROGRAM)
-		return kind != FASTCPU_AREA_NONE;
-	s = fastcpu_program_area_takes_sequences(fastcpu_program_owner(), cpu_id);
 	if (s != FASTCPU_SEQUENCES_UNKNOWN)
-		fastcpu_thread_sequences = (unsigned char)s;
+		fastcpu_thread.sequences = (unsigned char)s;
 	return s == FASTCPU_SEQUENCES_YES;
 }
 

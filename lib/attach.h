@@ -8,29 +8,27 @@
 #include <stdbool.h>
 
 #include "cpu-id.h"
+#include "area-kind.h"
 #include "internal.h"
-#include "private.h"
 #include "program-area.h"
+#include "thread.h"
 
 /* Once per thread, on its first call (its fastcpu_cpu_id_ref still at the
  * unattached marker): bind the process, find or register the thread's area.
  * Returns the thread's pointer then: an area's cpu_id, or a marker. */
 const volatile int *fastcpu_attach(void);
-/* The calling thread's answer as far as known, set when it attaches. */
-extern __thread unsigned char fastcpu_thread_sequences
-	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 /* Finds it out in the calling thread, whose area's cpu_id is at cpu_id
  * (registered: non-negative), and keeps it once known. */
 bool fastcpu_thread_sequences_decide(const volatile int *cpu_id);
 FASTCPU_INLINE bool fastcpu_thread_runs_sequences(const volatile int *cpu_id)
 {
-	unsigned char known = fastcpu_thread_sequences;
+	unsigned char known = fastcpu_thread.sequences;
 
 	if (likely(known != FASTCPU_SEQUENCES_UNKNOWN))
 		return known == FASTCPU_SEQUENCES_YES;
 	return fastcpu_thread_sequences_decide(cpu_id);
 }
-/* Which area the calling thread reads (private.h names them). */
+/* Which area the calling thread reads. */
 enum fastcpu_area_kind fastcpu_area_kind(void);
 /* glibc (2.35+) registered its area in every thread: it owns them all. */
 bool fastcpu_glibc_registered_rseq(void);
@@ -38,13 +36,11 @@ bool fastcpu_glibc_registered_rseq(void);
 /* Calls an unattached thread lets pass before it tries to attach again
  * (attach.c: a vfork child, which may not), answered by the fallback:
  * whether this one does. */
-extern __thread unsigned int fastcpu_attach_skips
-	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 FASTCPU_INLINE bool fastcpu_attach_passes(void)
 {
-	if (likely(fastcpu_attach_skips == 0))
+	if (likely(fastcpu_thread.attach_skips == 0))
 		return false;
-	fastcpu_attach_skips--;
+	fastcpu_thread.attach_skips--;
 	return true;
 }
 
@@ -63,7 +59,7 @@ FASTCPU_INLINE const volatile int *fastcpu_attached_cpu_id(void)
  * reads no registered area (no rseq, or an owner's area that the owner has
  * not registered in this thread yet, -1 until it does), or it lets this
  * call pass unattached. The case the entry points and operations make
- * short (entry.c, percpu.c): one more compare than a thread without rseq,
+ * short (entry.c, percpu/ops.c): one more compare than a thread without rseq,
  * and no attach, while the owner has not registered; the fast path's own
  * load sees the registration at once.
  */

@@ -56,6 +56,7 @@ static int rdpid_cpu_node(unsigned int *cpu, unsigned int *node)
 
 const struct fastcpu_backend fastcpu_backend_rdpid = {
 	.name = "rdpid",
+	.id = FASTCPU_BACKEND_RDPID,
 	.cpu = rdpid_cpu,
 	.cpu_node = rdpid_cpu_node,
 	.cpu_quiet = rdpid_cpu,

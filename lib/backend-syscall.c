@@ -39,6 +39,7 @@ static int syscall_cpu_quiet(void)
 
 const struct fastcpu_backend fastcpu_backend_syscall = {
 	.name = "syscall",
+	.id = FASTCPU_BACKEND_SYSCALL,
 	.cpu = syscall_cpu,
 	.cpu_node = syscall_cpu_node,
 	.cpu_quiet = syscall_cpu_quiet,

@@ -70,6 +70,7 @@ static int vdso_cpu_quiet(void)
 
 const struct fastcpu_backend fastcpu_backend_vdso = {
 	.name = "vdso",
+	.id = FASTCPU_BACKEND_VDSO,
 	.cpu = vdso_cpu,
 	.cpu_node = vdso_cpu_node,
 	.cpu_quiet = vdso_cpu_quiet,

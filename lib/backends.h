@@ -15,6 +15,7 @@
  * on success; only a system call can fail. */
 struct fastcpu_backend {
 	const char *name;
+	int id;				/* enum fastcpu_backend_id */
 	int (*cpu)(void);
 	int (*cpu_node)(unsigned int *cpu, unsigned int *node);
 	/* cpu, with errno as it was even where it fails (the per-CPU

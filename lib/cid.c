@@ -24,7 +24,7 @@
  * mm_cid in the kernel but cannot read it: it gets its CPU number plus the
  * number of possible CPUs, in a range no id of a thread with an area
  * reaches, and the limit is twice that number. The per-CPU operations
- * (percpu.c) rest on that split: the lower half is only ever changed in
+ * (percpu/ops.c) rest on that split: the lower half is only ever changed in
  * critical sections, the upper half only by atomic instructions.
  */
 FASTCPU_EXPORT int fastcpu_cid_limit(void)

@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "once.h"
 #include "rseq-abi.h"
+#include "sequence-guard.h"
 
 /*
  * Two ways lead to a thread's cpu_id, and one rule ties them.
@@ -109,12 +110,16 @@ bool fastcpu_publish_cpu_id(const volatile int *cpu_id)
 }
 
 /* The inline operations' word: the published cpu_id's, once the areas
- * there are known to take the library's sequences. */
+ * there are known to take the library's sequences and the kernel to abort
+ * them (sequence-guard.c); the upper word where it is known not to. */
 void fastcpu_publish_sequences(void)
 {
 	ptrdiff_t cpu_id = __atomic_load_n(&fastcpu_offsets.cpu_id, __ATOMIC_RELAXED);
+	enum fastcpu_sequences kernel = fastcpu_guard_known();
 
-	if (cpu_id != 0) {
+	if (kernel == FASTCPU_SEQUENCES_NO)
+		fastcpu_publish_upper();
+	else if (cpu_id != 0 && kernel == FASTCPU_SEQUENCES_YES) {
 		__atomic_store_n(&fastcpu_offsets.percpu, cpu_id, __ATOMIC_RELAXED);
 		__atomic_store_n(&fastcpu_percpu_cpu_id_offset, cpu_id, __ATOMIC_RELAXED);
 	}

@@ -8,11 +8,13 @@
 
 #include "cpulist.h"
 #include "internal.h"
+#include "util.h"
 
 /*
  * Read with read(2) into a small stack buffer: this runs at first use,
  * which may be in a signal handler on a small alternate stack, so no stdio
- * and no allocation.
+ * and no allocation; by the system call itself, no cancellation point
+ * (util.c), errno kept.
  */
 struct list_reader {
 	int fd;
@@ -27,11 +29,11 @@ enum { END = -1, READ_ERROR = -2 };
 static int next_char(struct list_reader *r)
 {
 	if (r->pos == r->len) {
-		ssize_t n;
+		long n;
 
 		do
-			n = read(r->fd, r->buf, sizeof(r->buf));
-		while (n < 0 && errno == EINTR);
+			n = fastcpu_read_nocancel(r->fd, r->buf, sizeof(r->buf));
+		while (n == -EINTR);
 		if (n <= 0)
 			return n == 0 ? END : READ_ERROR;
 		r->pos = 0;
@@ -85,12 +87,10 @@ void fastcpu_cpulist_read(int fd, void (*fn)(unsigned long, void *), void *arg)
 void fastcpu_cpulist_read_file(const char *path,
 			       void (*fn)(unsigned long, void *), void *arg)
 {
-	int saved = errno;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = fastcpu_open_nocancel(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
 		fastcpu_cpulist_read(fd, fn, arg);
-		close(fd);
+		fastcpu_close_nocancel(fd);
 	}
-	errno = saved;
 }

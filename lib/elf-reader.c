@@ -287,3 +287,44 @@ bool fastcpu_elf_open_image(struct fastcpu_elf *e, const void *image, size_t siz
 	}
 	return false;
 }
+
+/* Notes are 4-byte words (the gABI: ELF64 too, as Linux and every
+ * toolchain write them): a header, the name and the descriptor, each
+ * padded to 4. */
+static const uint32_t *note_in(const struct fastcpu_elf *e, uintptr_t at, uintptr_t end,
+			       const char *name, uint32_t type, uint32_t size)
+{
+	size_t name_size = __builtin_strlen(name) + 1;
+
+	while (at < end && end - at >= 12 && readable(e, at, 12) && at % 4 == 0) {
+		const uint32_t *h = (const uint32_t *)at;
+		uintptr_t name_words = ((uintptr_t)h[0] + 3) / 4, desc_words = ((uintptr_t)h[1] + 3) / 4;
+		uintptr_t length = 12 + 4 * (name_words + desc_words);
+
+		if (h[0] > end - at || h[1] > end - at || length > end - at ||
+		    !readable(e, at, length))
+			return NULL;
+		if (h[0] == name_size && h[1] == size && h[2] == type &&
+		    __builtin_memcmp(h + 3, name, name_size) == 0)
+			return h + 3 + name_words;
+		at += length;
+	}
+	return NULL;
+}
+
+const void *fastcpu_elf_note(const struct fastcpu_elf *e, const char *name, uint32_t type,
+			     uint32_t size)
+{
+	for (size_t i = 0; i < e->phnum; i++) {
+		const ElfW(Phdr) *ph = &e->phdr[i];
+		uintptr_t start = e->bias + ph->p_vaddr, end = start + ph->p_memsz;
+		const uint32_t *desc;
+
+		if (ph->p_type != PT_NOTE || end < start)
+			continue;
+		desc = note_in(e, start, end, name, type, size);
+		if (desc != NULL)
+			return desc;
+	}
+	return NULL;
+}

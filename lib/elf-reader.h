@@ -53,4 +53,9 @@ bool fastcpu_elf_open_image(struct fastcpu_elf *e, const void *image, size_t siz
 const ElfW(Sym) *fastcpu_elf_lookup(const struct fastcpu_elf *e, const char *name,
 				    unsigned int type, const char *version);
 
+/* The descriptor of the first note of its PT_NOTE segments with this name,
+ * type and descriptor size, or NULL. */
+const void *fastcpu_elf_note(const struct fastcpu_elf *e, const char *name, uint32_t type,
+			     uint32_t size);
+
 #endif /* FASTCPU_ELF_READER_H */

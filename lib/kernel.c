@@ -4,6 +4,7 @@
 
 #include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
 #include "cpulist.h"
 #include "internal.h"
@@ -11,6 +12,7 @@
 #include "once.h"
 #include "rseq-abi.h"
 #include "util.h"
+#include "vdso.h"
 
 /*
  * The length the library registers its own area with, by the kernel's rule
@@ -100,4 +102,33 @@ int fastcpu_possible_cpus_word;
 int fastcpu_count_possible_cpus(void)
 {
 	return fastcpu_once(&fastcpu_possible_cpus_word, count_possible_cpus());
+}
+
+/* "7.0.13+deb13-arm64": the numbers before the first character that is
+ * neither a digit nor a dot. */
+static unsigned int parse_release(const char *release)
+{
+	unsigned int part[3] = { 0, 0, 0 }, n = 0;
+
+	for (const char *c = release; n < 3 && *c != '\0'; c++) {
+		if (*c == '.')
+			n++;
+		else if (*c >= '0' && *c <= '9' && part[n] < 1000)
+			part[n] = part[n] * 10 + (unsigned int)(*c - '0');
+		else
+			break;
+	}
+	return FASTCPU_KERNEL_VERSION(part[0], part[1] > 255 ? 255 : part[1],
+				      part[2] > 255 ? 255 : part[2]);
+}
+
+unsigned int fastcpu_kernel_version(bool may_ask)
+{
+	unsigned int v = fastcpu_vdso_linux_version();
+	struct utsname u;
+
+	if (v != 0 || !may_ask)
+		return v;
+	return fastcpu_raw_syscall_errno(SYS_uname, (long)(uintptr_t)&u, 0, 0, 0) == 0 ?
+	       parse_release(u.release) : 0;
 }

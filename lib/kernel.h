@@ -21,6 +21,13 @@ struct fastcpu_rseq_kernel {
 	bool mm_cid;
 };
 struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void);
+/* The running kernel's version, major << 16 | minor << 8 | sublevel (at
+ * most 255): the vDSO's note, with no system call; else, where may_ask,
+ * uname's release. 0 where neither says. */
+#define FASTCPU_KERNEL_VERSION(major, minor, sublevel) \
+	((unsigned int)(major) << 16 | (unsigned int)(minor) << 8 | (unsigned int)(sublevel))
+unsigned int fastcpu_kernel_version(bool may_ask);
+
 /* CPU numbers are below this (the kernel's nr_cpu_ids): counted once,
  * read inline where a fallback answers every call. */
 extern int fastcpu_possible_cpus_word;
@@ -35,7 +42,7 @@ static inline int fastcpu_possible_cpus(void)
 
 /* Where the concurrency id is, from a thread's cpu_id: mm_cid where the
  * kernel keeps it, else cpu_id itself. The one home of that fact: the
- * words cpu-id.c publishes and the library's own reads (cid.c, percpu.c)
+ * words cpu-id.c publishes and the library's own reads (cid.c, percpu/ops.c)
  * both take it from here. */
 static inline ptrdiff_t fastcpu_cid_distance(void)
 {

@@ -3,13 +3,37 @@
 /* lib/private.c: what the fastcpu tool asks the library, and nobody else. */
 
 #include <stdio.h>
+#include <string.h>
 
+#include "abort-probe.h"
 #include "attach.h"
 #include "bind.h"
 #include "internal.h"
 #include "private.h"
+#include "sequence-guard.h"
 #include "tick.h"
 #include "vdso.h"
+
+/* Whether the calling thread's per-CPU operations run sequences, decided
+ * as its first one would (the guard may probe), and why. */
+static void describe_sequences(struct fastcpu_private_facts *facts)
+{
+	const volatile int *ref = fastcpu_attached_cpu_id();
+	const char *why = NULL;
+
+	facts->sequences = fastcpu_sequence_cpu_id() != NULL;
+	fastcpu_guard_describe(facts->sequences_why, sizeof(facts->sequences_why));
+#ifndef FASTCPU_RSEQ_INLINE
+	why = "off: this build has no sequences for this architecture";
+#endif
+	if (why == NULL && *ref < 0)
+		why = "off: this thread reads no rseq area";
+	else if (why == NULL && !facts->sequences &&
+		 strncmp(facts->sequences_why, "off", 3) != 0)
+		why = "off: the area's owner registered it with a signature other than the library's";
+	if (why != NULL)
+		snprintf(facts->sequences_why, sizeof(facts->sequences_why), "%s", why);
+}
 
 FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)
 {
@@ -28,4 +52,26 @@ FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)
 	else
 		snprintf(facts->tick, sizeof(facts->tick),
 			 "none usable: the cache stays off");
+	describe_sequences(facts);
+}
+
+FASTCPU_EXPORT bool fastcpu_private_runs_sequences(void)
+{
+	return fastcpu_sequence_cpu_id() != NULL;
+}
+
+FASTCPU_EXPORT void fastcpu_private_probe(struct fastcpu_private_probe *probe, int run)
+{
+	struct fastcpu_probe_result r = { FASTCPU_PROBE_UNDECIDED, 0, 0, 0, false, "not run" };
+
+	if (run != 0)
+		r = run == 2 ? fastcpu_abort_probe_killing() : fastcpu_abort_probe();
+	probe->outcome = (int)r.outcome;
+	probe->preemptions = r.preemptions;
+	probe->aborts = r.aborts;
+	probe->resumed = r.resumed;
+	probe->why = r.why;
+	probe->killed = r.killed;
+	probe->guard_probes = fastcpu_guard_probes();
+	probe->guard = (int)fastcpu_guard_known();
 }

@@ -9,15 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "area-kind.h"
+
 /*
  * Exported at version FASTCPU_PRIVATE, for the tool, tests and benchmark
  * built in the same tree only: no compatibility is promised, and this
  * header is not installed.
  */
 
-/* Which rseq area a thread reads. */
-enum fastcpu_area_kind { FASTCPU_AREA_NONE, FASTCPU_AREA_GLIBC,
-			 FASTCPU_AREA_PROGRAM, FASTCPU_AREA_OWN };
 
 struct fastcpu_private_facts {
 	enum fastcpu_area_kind area;	/* what serves the calling thread */
@@ -25,6 +24,8 @@ struct fastcpu_private_facts {
 	bool vdso_getcpu;		/* the vDSO has a getcpu the library would use */
 	char tick[160];			/* the cache's clock, as chosen */
 	char fallback[32];		/* what answers a thread without rseq here */
+	bool sequences;			/* the per-CPU operations run sequences here */
+	char sequences_why[200];	/* why they do or do not */
 };
 
 /* Fills facts as the calling thread and the library see them now. */
@@ -46,6 +47,23 @@ struct fastcpu_private_census {
 	size_t indexes_used;		/* indexes that hold a magazine */
 	unsigned long aborts;		/* the process's objcache sequences aborted */
 };
+
+/* Whether the calling thread's per-CPU operations run sequences (else the
+ * upper half), decided as its first one would. */
+bool fastcpu_private_runs_sequences(void);
+
+/* The abort probe (abort-probe.c) run now, where run is 1 (2: with its
+ * fault caused, the spinner killed); and what the process's guard
+ * (sequence-guard.c) knows. */
+struct fastcpu_private_probe {
+	int outcome;			/* 0 aborted, 1 resumed, 2 undecided */
+	unsigned long preemptions, aborts, resumed;
+	const char *why;		/* undecided: why */
+	bool killed;			/* resumed: the spinner was killed */
+	unsigned long guard_probes;	/* probes the guard ran in this process */
+	int guard;			/* 0 undecided, 1 sequences, 2 none */
+};
+void fastcpu_private_probe(struct fastcpu_private_probe *probe, int run);
 
 struct fastcpu_objcache;
 /* 0, or -1 (errno ENOMEM: no memory to count with). */

@@ -14,10 +14,9 @@
 #include "program-owner.h"
 #include "rseq-abi.h"
 #include "task-tls.h"
+#include "thread.h"
 #include "util.h"
 
-/* This thread holds one reference to the program owner's shared area. */
-static FASTCPU_TLS unsigned char holds_shared_ref;
 
 static struct fastcpu_rseq_abi *exported_area(const struct fastcpu_program_owner *o)
 {
@@ -121,26 +120,26 @@ static void share(const struct fastcpu_program_owner *o)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	holds_shared_ref = 1;
+	fastcpu_thread.holds_shared_ref = 1;
 	if (__atomic_fetch_add(refcount(o), 1, __ATOMIC_RELAXED) == 0 &&
 	    (ret = fastcpu_rseq_call(area, FASTCPU_RSEQ_ORIG_SIZE, 0)) != 0) {
 		__atomic_fetch_sub(refcount(o), 1, __ATOMIC_RELAXED);
 		if (ret != -EBUSY)
 			((volatile struct fastcpu_rseq_abi *)area)->cpu_id =
 				(uint32_t)FASTCPU_CPU_NO_RSEQ;
-		holds_shared_ref = 0;
+		fastcpu_thread.holds_shared_ref = 0;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 bool fastcpu_program_area_shared(void)
 {
-	return holds_shared_ref;
+	return fastcpu_thread.holds_shared_ref;
 }
 
 void fastcpu_program_area_release(const struct fastcpu_program_owner *o)
 {
-	holds_shared_ref = 0;
+	fastcpu_thread.holds_shared_ref = 0;
 	if (__atomic_sub_fetch(refcount(o), 1, __ATOMIC_RELAXED) == 0)
 		fastcpu_rseq_call(exported_area(o), FASTCPU_RSEQ_ORIG_SIZE,
 				  FASTCPU_RSEQ_FLAG_UNREGISTER);
@@ -170,7 +169,7 @@ const volatile int *fastcpu_program_area_cpu_id(const struct fastcpu_program_own
 		return (const volatile int *)&area->cpu_id;
 	}
 	area = exported_area(o);
-	if (o->convention == FASTCPU_OWNER_REFCOUNTED && !holds_shared_ref &&
+	if (o->convention == FASTCPU_OWNER_REFCOUNTED && !fastcpu_thread.holds_shared_ref &&
 	    (int)area->cpu_id == FASTCPU_CPU_UNATTACHED && fastcpu_task_owns_tls())
 		share(o);
 	return (const volatile int *)&area->cpu_id;

@@ -8,12 +8,7 @@
 #include <stdbool.h>
 
 #include "program-owner.h"
-
-/* Whether the library may run its sequences on a thread's area: not known
- * yet (another owner's, not asked yet), yes, or no (none, or another
- * owner's registered with another signature). */
-enum fastcpu_sequences { FASTCPU_SEQUENCES_UNKNOWN, FASTCPU_SEQUENCES_YES,
-			 FASTCPU_SEQUENCES_NO };
+#include "sequence-guard.h"
 
 /* The program owner's (program-area.c; the owner: program-owner.c): its cpu_id in the calling thread,
  * registered there first under the reference-count convention; NULL while

@@ -27,6 +27,11 @@ static const char *const cache_values[] = {
 	[FASTCPU_CACHE_OFF] = "off",
 };
 
+static const char *const sequences_values[] = {
+	[FASTCPU_SEQUENCES_CHOOSE_AUTO] = "auto", [FASTCPU_SEQUENCES_CHOOSE_ON] = "on",
+	[FASTCPU_SEQUENCES_CHOOSE_OFF] = "off",
+};
+
 static const struct variable backend = {
 	"FASTCPU_BACKEND", backend_values, 5, FASTCPU_WARN_BACKEND,
 	"libfastcpu: FASTCPU_BACKEND must be one of auto, rseq, rdpid, vdso, syscall; using auto\n",
@@ -34,6 +39,10 @@ static const struct variable backend = {
 static const struct variable cache = {
 	"FASTCPU_CACHE", cache_values, 3, FASTCPU_WARN_CACHE,
 	"libfastcpu: FASTCPU_CACHE must be one of auto, on, off; using auto\n",
+};
+static const struct variable sequences = {
+	"FASTCPU_SEQUENCES", sequences_values, 3, FASTCPU_WARN_SEQUENCES,
+	"libfastcpu: FASTCPU_SEQUENCES must be one of auto, on, off; using auto\n",
 };
 
 /* The index of the variable's value: unset or empty is the default; any
@@ -49,17 +58,20 @@ static unsigned int parse_variable(const struct variable *v, const char *value)
 	return 0;
 }
 
-/* Both in one word, with a bit that makes it never 0. */
-#define READ		(1u << 8)
+/* All in one word, with a bit that makes it never 0. */
+#define READ		(1u << 12)
 #define CACHE_SHIFT	4
+#define SEQUENCES_SHIFT	8
 #define FIELD_MASK	0xfu
 
 struct fastcpu_settings fastcpu_settings_parse(const char *backend_value,
-					      const char *cache_value)
+					      const char *cache_value,
+					      const char *sequences_value)
 {
 	return (struct fastcpu_settings){
 		.backend = parse_variable(&backend, backend_value),
 		.cache = parse_variable(&cache, cache_value),
+		.sequences = parse_variable(&sequences, sequences_value),
 	};
 }
 
@@ -67,9 +79,10 @@ static unsigned int read_settings(void)
 {
 	struct fastcpu_settings s =
 		fastcpu_settings_parse(fastcpu_getenv(backend.name),
-				       fastcpu_getenv(cache.name));
+				       fastcpu_getenv(cache.name),
+				       fastcpu_getenv(sequences.name));
 
-	return READ | s.backend | s.cache << CACHE_SHIFT;
+	return READ | s.backend | s.cache << CACHE_SHIFT | s.sequences << SEQUENCES_SHIFT;
 }
 
 /* Read with secure_getenv (util.c): ignored in setuid programs. The first
@@ -83,5 +96,6 @@ struct fastcpu_settings fastcpu_settings(void)
 	return (struct fastcpu_settings){
 		.backend = w & FIELD_MASK,
 		.cache = (w >> CACHE_SHIFT) & FIELD_MASK,
+		.sequences = (w >> SEQUENCES_SHIFT) & FIELD_MASK,
 	};
 }

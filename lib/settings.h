@@ -11,13 +11,20 @@ enum fastcpu_choice { FASTCPU_CHOOSE_AUTO, FASTCPU_CHOOSE_RSEQ,
 		      FASTCPU_CHOOSE_SYSCALL };
 enum fastcpu_cache_choice { FASTCPU_CACHE_AUTO, FASTCPU_CACHE_ON,
 			    FASTCPU_CACHE_OFF };
+/* FASTCPU_SEQUENCES: whether the per-CPU operations run sequences where a
+ * thread has an area (sequence-guard.c decides auto). */
+enum fastcpu_sequences_choice { FASTCPU_SEQUENCES_CHOOSE_AUTO, FASTCPU_SEQUENCES_CHOOSE_ON,
+				FASTCPU_SEQUENCES_CHOOSE_OFF };
 struct fastcpu_settings {
 	enum fastcpu_choice backend;
 	enum fastcpu_cache_choice cache;
+	enum fastcpu_sequences_choice sequences;
 };
 struct fastcpu_settings fastcpu_settings(void);
-/* What values of FASTCPU_BACKEND and FASTCPU_CACHE ask for (NULL or empty:
- * auto); an unknown one gives its one line on stderr and auto. */
-struct fastcpu_settings fastcpu_settings_parse(const char *backend, const char *cache);
+/* What values of FASTCPU_BACKEND, FASTCPU_CACHE and FASTCPU_SEQUENCES ask
+ * for (NULL or empty: auto); an unknown one gives its one line on stderr
+ * and auto. */
+struct fastcpu_settings fastcpu_settings_parse(const char *backend, const char *cache,
+					      const char *sequences);
 
 #endif /* FASTCPU_SETTINGS_H */

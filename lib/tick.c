@@ -57,17 +57,17 @@ static uint64_t device_tree_counter_hz(void)
 {
 	unsigned char cell[8];
 	uint64_t hz = 0;
-	ssize_t len;
-	int fd = open("/proc/device-tree/cpus/timebase-frequency",
-		      O_RDONLY | O_CLOEXEC);
+	long len;
+	int fd = fastcpu_open_nocancel("/proc/device-tree/cpus/timebase-frequency",
+				       O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
-	len = read(fd, cell, sizeof(cell));
-	close(fd);
+	len = fastcpu_read_nocancel(fd, cell, sizeof(cell));
+	fastcpu_close_nocancel(fd);
 	if (len != 4 && len != 8)
 		return 0;
-	for (ssize_t i = 0; i < len; i++)
+	for (long i = 0; i < len; i++)
 		hz = hz << 8 | cell[i];
 	return hz;
 }

@@ -3,6 +3,8 @@
 /* lib/util.c: small async-signal-safe helpers. */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -30,6 +32,50 @@ long fastcpu_raw_syscall_errno(long nr, long a, long b, long c, long d)
 		ret = -errno;
 	errno = saved;
 	return ret;
+}
+
+/*
+ * No function of the library may be a cancellation point (glibc's malloc
+ * and pthread_mutex_lock are not): a thread cancelled inside one would
+ * leave what it holds held for ever. glibc's open, read, write, close and
+ * nanosleep are; syscall() is not, nor is any system call made through it.
+ */
+int fastcpu_open_nocancel(const char *path, int flags)
+{
+	return (int)fastcpu_raw_syscall_errno(__NR_openat, AT_FDCWD, (long)(uintptr_t)path,
+					      flags, 0);
+}
+
+long fastcpu_read_nocancel(int fd, void *buf, unsigned long count)
+{
+	return fastcpu_raw_syscall_errno(__NR_read, fd, (long)(uintptr_t)buf, (long)count, 0);
+}
+
+long fastcpu_write_nocancel(int fd, const void *buf, unsigned long count)
+{
+	return fastcpu_raw_syscall_errno(__NR_write, fd, (long)(uintptr_t)buf, (long)count, 0);
+}
+
+void fastcpu_close_nocancel(int fd)
+{
+	(void)fastcpu_raw_syscall_errno(__NR_close, fd, 0, 0, 0);
+}
+
+/* The kernel's 64-bit timespec: clock_nanosleep_time64 where a 32-bit
+ * kernel has it (Linux 5.1+), else the plain call, whose timespec is that
+ * one on 64-bit machines. Where neither is there, a yield. */
+void fastcpu_nap_nocancel(long ns)
+{
+#ifdef __NR_clock_nanosleep_time64
+	struct { int64_t tv_sec, tv_nsec; } nap = { 0, ns };
+	long nr = __NR_clock_nanosleep_time64;
+#else
+	struct timespec nap = { 0, ns };
+	long nr = __NR_clock_nanosleep;
+#endif
+
+	if (fastcpu_raw_syscall_errno(nr, CLOCK_MONOTONIC, 0, (long)(uintptr_t)&nap, 0) == -ENOSYS)
+		(void)sched_yield();
 }
 
 long fastcpu_rseq_call(volatile void *area, unsigned long length, int flags)
@@ -63,8 +109,7 @@ void fastcpu_warn_once(unsigned int key, const char *line)
 	if (__atomic_fetch_or(&warned, 1u << key, __ATOMIC_RELAXED) & (1u << key))
 		return;
 	/* write(2), not stdio: no allocation, no locks, safe in a handler. */
-	if (write(STDERR_FILENO, line, strlen(line)) < 0)
-		(void)0;
+	(void)fastcpu_write_nocancel(STDERR_FILENO, line, strlen(line));
 	errno = saved;
 }
 

@@ -9,4 +9,9 @@
  * kernel mapped none or it lacks that symbol. No libdl, no allocation. */
 void *fastcpu_vdso_lookup(const char *name, const char *version);
 
+/* The kernel's version as its build named it (LINUX_VERSION_CODE: major <<
+ * 16 | minor << 8 | sublevel, which stops at 255), from the vDSO's "Linux"
+ * note; 0 without one. No system call. */
+unsigned int fastcpu_vdso_linux_version(void);
+
 #endif /* FASTCPU_VDSO_H */

@@ -88,11 +88,13 @@ int cmd_info(int argc, char **argv)
 		       "\"kernel_rseq_align\": %lu, \"glibc_rseq_size\": %ld, "
 		       "\"vdso_getcpu\": %s, \"rdpid\": %s, \"backend\": \"%s\", "
 		       "\"why\": \"%s\", \"cache_clock\": \"%s\", \"cpus\": %ld, "
-		       "\"nodes\": %ld, \"cpu\": %d, \"node\": %d}\n",
+		       "\"nodes\": %ld, \"cpu\": %d, \"node\": %d, \"sequences\": %s, "
+		       "\"sequences_why\": \"%s\"}\n",
 		       PACKAGE_VERSION, f.rseq_feature_size, f.rseq_align,
 		       f.glibc_rseq_size, f.lib.vdso_getcpu ? "true" : "false",
 		       f.lib.rdpid ? "true" : "false", f.backend, f.why, f.lib.tick, f.cpus,
-		       f.nodes, (int)cpu, (int)node);
+		       f.nodes, (int)cpu, (int)node, f.lib.sequences ? "true" : "false",
+		       f.lib.sequences_why);
 		return 0;
 	}
 	printf("libfastcpu %s\n", PACKAGE_VERSION);
@@ -114,6 +116,7 @@ int cmd_info(int argc, char **argv)
 	printf("backend:          %s\n", f.backend);
 	printf("why:              %s\n", f.why);
 	printf("cache clock:      %s\n", f.lib.tick);
+	printf("sequences:        %s\n", f.lib.sequences_why);
 	printf("CPUs, nodes:      %ld, %ld (this thread: CPU %d, node %d)\n",
 	       f.cpus, f.nodes, (int)cpu, (int)node);
 	return 0;

@@ -25,6 +25,20 @@ FASTCPU_VISIBLE int fastcpu_getcpu(unsigned int *cpu, unsigned int *node);
  * in front of it. Never NULL; a static string. */
 FASTCPU_VISIBLE const char *fastcpu_backend(void);
 
+/* The same as a number (FASTCPU_1.3), for a program that acts on it: the
+ * mechanism, with FASTCPU_BACKEND_CACHED or'ed in where the per-thread
+ * cache is in front of it ("+cache"). */
+enum fastcpu_backend_id {
+	FASTCPU_BACKEND_RSEQ_GLIBC = 1,		/* "rseq (glibc)" */
+	FASTCPU_BACKEND_RSEQ_PROGRAM,		/* "rseq (program)" */
+	FASTCPU_BACKEND_RSEQ_OWN,		/* "rseq (own)" */
+	FASTCPU_BACKEND_RDPID,			/* "rdpid" */
+	FASTCPU_BACKEND_VDSO,			/* "vdso" */
+	FASTCPU_BACKEND_SYSCALL,		/* "syscall" */
+	FASTCPU_BACKEND_CACHED = 0x100
+};
+FASTCPU_VISIBLE int fastcpu_backend_id(void);
+
 /* Out-of-line fastcpu_current_cid(): same answer, same contract. */
 FASTCPU_VISIBLE int fastcpu_cid(void);
 

@@ -32,7 +32,8 @@ extern "C" {
  * alloc(cache): an object, its contents undefined; NULL with errno ENOMEM
  * (no address space or memory left), or EINVAL (cache NULL).
  *
- * free(cache, object): object back to the cache, NULL ignored. A pointer
+ * free(cache, object): object back to the cache, NULL ignored; it never
+ * needs memory (the room was made when the object was carved). A pointer
  * that is not one of this cache's objects (another cache's, malloc's, one
  * inside an object) sets errno EINVAL and changes nothing. An object freed
  * twice is seen where AddressSanitizer is on (EINVAL), else handed out

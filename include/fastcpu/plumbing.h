@@ -102,7 +102,7 @@ FASTCPU_VISIBLE void fastcpu_percpu_slice_yield_out_of_line(void);
  * each written once and bound twice (liburcu's way). <fastcpu.h> binds them
  * inline, finding the calling thread's area at the published offsets
  * (fastcpu_percpu_index_ below) and calling the library where that finds
- * none; the library binds them out of line (lib/percpu.c), finding the area
+ * none; the library binds them out of line (lib/percpu/ops.c), finding the area
  * through the thread's own pointer and taking the upper half of the array
  * where there is none. find returns the thread's index and sets the words
  * it read it from (cpu_at: its area's cpu_id, index_at: cpu_id or mm_cid),

@@ -8,7 +8,7 @@
 #include "wing.h"
 
 /*
- * A counter is an object of per-CPU memory (percpu-alloc.c): 8 bytes a
+ * A counter is an object of per-CPU memory (memory.c): 8 bytes a
  * copy, next to other counters, where FASTCPU_1.2's took 128 bytes a slot
  * of its own calloc() (64 KiB a counter on a host with 256 CPUs).
  * <fastcpu.h> adds to it at the allocator's stride.

@@ -16,15 +16,37 @@
  * The process image (lock.h's token) changes in a fork child (its handler
  * is registered at load, before a program can register one that uses the
  * wing in its child). A lock taken in another image was taken by a thread
- * the child does not have, unless the token's thread pointer is the
- * child's own: the forking thread's, which held it itself (a fork in a
- * signal handler that interrupted its holding). 256 images round: a lock
- * nobody took since 256 generations of forks back would read as taken.
+ * the child does not have, unless the token's serial is the child's own:
+ * the forking thread's (its TLS is copied with it), which held it itself
+ * (a fork in a signal handler that interrupted its holding). 256 images
+ * round: a lock nobody took since 256 generations of forks back would read
+ * as taken.
+ *
+ * A serial, not the thread pointer: glibc gives a vanished thread's cached
+ * stack, its thread pointer with it, to the next thread created, and in a
+ * fork child every thread but the forking one has vanished. A new thread's
+ * serial is 0 (static TLS starts zeroed) until its first lock takes the
+ * next of the process's count, which a child continues from its parent's:
+ * no thread of the child can have the serial of one of its parent's. The
+ * count never wraps: a serial is taken once a thread, and 2^56 threads,
+ * at a microsecond each, take two thousand years.
  */
-#define POINTER_MASK (((uint64_t)1 << FASTCPU_LOCK_POINTER_BITS) - 1)
+#define SERIAL_MASK (((uint64_t)1 << FASTCPU_LOCK_SERIAL_BITS) - 1)
 
 uint64_t fastcpu_lock_image;
-FASTCPU_TLS volatile unsigned int fastcpu_locks_held;
+static uint64_t serials;
+
+/* A thread's first lock, in a signal handler too (one fetch-add). A handler
+ * that interrupts the thread's own taking takes another serial, which the
+ * thread then overwrites: harmless, as the handler gave back every lock it
+ * took under it before it returned. */
+uint64_t fastcpu_lock_first_serial(void)
+{
+	uint64_t serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED) & SERIAL_MASK;
+
+	__atomic_store_n(&fastcpu_thread.lock_serial, serial, __ATOMIC_RELAXED);
+	return serial;
+}
 
 /* One attempt, the rank already counted (and left counted only where
  * taken). */
@@ -34,12 +56,12 @@ static enum fastcpu_lock_try try_counted(uint64_t *word, enum fastcpu_lock_rank 
 	enum fastcpu_lock_try r;
 
 	for (;;) {
-		if (seen != 0 && (seen & POINTER_MASK) == (mine & POINTER_MASK)) {
+		if (seen != 0 && (seen & SERIAL_MASK) == (mine & SERIAL_MASK)) {
 			r = FASTCPU_LOCK_HELD_HERE;
 			break;
 		}
 		if (seen != 0 &&
-		    seen >> FASTCPU_LOCK_POINTER_BITS == mine >> FASTCPU_LOCK_POINTER_BITS) {
+		    seen >> FASTCPU_LOCK_SERIAL_BITS == mine >> FASTCPU_LOCK_SERIAL_BITS) {
 			r = FASTCPU_LOCK_BUSY;
 			break;
 		}
@@ -47,20 +69,20 @@ static enum fastcpu_lock_try try_counted(uint64_t *word, enum fastcpu_lock_rank 
 						__ATOMIC_RELAXED))
 			return FASTCPU_LOCK_TAKEN;
 	}
-	fastcpu_locks_held -= rank;
+	fastcpu_thread.locks_held -= rank;
 	return r;
 }
 
 enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word, enum fastcpu_lock_rank rank)
 {
-	fastcpu_locks_held += rank;
+	fastcpu_thread.locks_held += rank;
 	return try_counted(word, rank);
 }
 
 bool fastcpu_lock_take_contended(uint64_t *word, enum fastcpu_lock_rank rank)
 {
 	/* What the thread held before this take (lock.h: the order). */
-	bool may_wait = fastcpu_locks_held - rank < (unsigned int)rank;
+	bool may_wait = fastcpu_thread.locks_held - rank < (unsigned int)rank;
 
 	for (unsigned int attempt = 0;; attempt++) {
 		enum fastcpu_lock_try r = try_counted(word, rank);
@@ -68,7 +90,7 @@ bool fastcpu_lock_take_contended(uint64_t *word, enum fastcpu_lock_rank rank)
 		if (r != FASTCPU_LOCK_BUSY || !may_wait)
 			return r == FASTCPU_LOCK_TAKEN;
 		fastcpu_wait_for_holder(attempt);
-		fastcpu_locks_held += rank;
+		fastcpu_thread.locks_held += rank;
 	}
 }
 

@@ -10,14 +10,16 @@
 #include <stdint.h>
 
 #include "arch.h"
+#include "thread.h"
 #include "internal.h"
 
 /*
  * Every lock of the wing (the upper half's lists, the object cache's
  * magazines and depot) is one 64-bit word: 0 where free, else the token of
  * its holder, which it takes with one compare-and-swap and gives back with
- * one store. The token is the holder's thread pointer and the process image
- * it took the lock in (lock.c). So a thread that finds a lock taken knows at
+ * one store. The token is the holder's serial number, which names a thread
+ * for the life of the process, and the process image it took the lock in
+ * (lock.c). So a thread that finds a lock taken knows at
  * once whether it holds it itself (a signal handler that interrupted its own
  * thread inside: it must not wait, it takes another way), and a fork child
  * finds free every lock a thread it does not have held at the fork (what
@@ -42,20 +44,21 @@ enum fastcpu_lock_try { FASTCPU_LOCK_TAKEN, FASTCPU_LOCK_HELD_HERE, FASTCPU_LOCK
  */
 enum fastcpu_lock_rank { FASTCPU_LOCK_OUTER = 1, FASTCPU_LOCK_INNER = 1 << 16 };
 
-/* The ranks of the locks the calling thread holds or is taking, summed
- * (volatile: a signal handler reads what its thread has stored). */
-extern FASTCPU_TLS volatile unsigned int fastcpu_locks_held;
 
-/* A token: the thread pointer in the low 56 bits (every Linux user address
- * fits), the process image in the high 8 (lock.c). */
-#define FASTCPU_LOCK_POINTER_BITS 56
+/* A token: the thread's serial in the low 56 bits, the process image in the
+ * high 8 (lock.c). The serial is 0 until the thread's first lock takes one. */
+#define FASTCPU_LOCK_SERIAL_BITS 56
 extern uint64_t fastcpu_lock_image;
+uint64_t fastcpu_lock_first_serial(void);
 
 static inline uint64_t fastcpu_lock_token(void)
 {
-	return ((uint64_t)(uintptr_t)fastcpu_arch_thread_pointer() &
-		(((uint64_t)1 << FASTCPU_LOCK_POINTER_BITS) - 1)) |
-	       __atomic_load_n(&fastcpu_lock_image, __ATOMIC_RELAXED) << FASTCPU_LOCK_POINTER_BITS;
+	uint64_t serial = __atomic_load_n(&fastcpu_thread.lock_serial, __ATOMIC_RELAXED);
+
+	if (unlikely(serial == 0))
+		serial = fastcpu_lock_first_serial();
+	return serial |
+	       __atomic_load_n(&fastcpu_lock_image, __ATOMIC_RELAXED) << FASTCPU_LOCK_SERIAL_BITS;
 }
 
 /* Takes word if it is free (or held by a thread the fork left behind). */
@@ -70,7 +73,7 @@ static inline bool fastcpu_lock_take(uint64_t *word, enum fastcpu_lock_rank rank
 {
 	uint64_t seen = 0;
 
-	fastcpu_locks_held += rank;
+	fastcpu_thread.locks_held += rank;
 	if (likely(__atomic_compare_exchange_n(word, &seen, fastcpu_lock_token(), false,
 					       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
 		return true;
@@ -80,7 +83,7 @@ static inline bool fastcpu_lock_take(uint64_t *word, enum fastcpu_lock_rank rank
 static inline void fastcpu_lock_give(uint64_t *word, enum fastcpu_lock_rank rank)
 {
 	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
-	fastcpu_locks_held -= rank;
+	fastcpu_thread.locks_held -= rank;
 }
 
 /* The lock of the upper half's lists of CPU cpu, in every array: pops of

@@ -42,7 +42,11 @@
  * page, so one fence per page offset keeps every copy of every page clear.
  * The offsets are learned from the threads that allocate: glibc puts the
  * main thread's area at one (from its static TLS block) and the other
- * threads' at another (from the top of their stacks).
+ * threads' at another (from the top of their stacks; a program-given stack
+ * puts it wherever its top lies, mid-page too). The fences are for speed,
+ * never a reason to waste memory: an object too large for every room
+ * between them (2 KiB between two fences 2 KiB apart) is placed packed,
+ * like a large one, rather than in a chunk of its own.
  */
 #define STRIDE FASTCPU_PERCPU_STRIDE	/* a multiple of every page size Linux has */
 #define UNIT 8
@@ -146,12 +150,28 @@ static unsigned int past_fence(unsigned int u, unsigned int n)
 	return 0;
 }
 
-/* The first unit of a free run of n units aligned to a in c, clear of the
- * fences, or UNITS. */
-static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int a)
+static unsigned int align_up(unsigned int u, unsigned int a)
 {
-	unsigned int u = (c->hint + a - 1) / a * a, past;
-	bool small = n * UNIT <= FENCE_OBJECT_MOST;
+	return (u + a - 1) / a * a;
+}
+
+/* Whether n units aligned to a fit clear of the fences somewhere in a
+ * page (every page has the same): else fences do not apply to them. */
+static bool fits_clear(unsigned int n, unsigned int a)
+{
+	unsigned int u = 0, past;
+
+	while (u < PAGE / UNIT && (past = past_fence(u, n)) != 0)
+		u = align_up(past, a);	/* past a fence: beyond u */
+	return u < PAGE / UNIT;
+}
+
+/* The first unit of a free run of n units aligned to a in c, clear of the
+ * fences where fenced (the hint skips fenced units), or UNITS. */
+static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int a, bool fenced)
+{
+	unsigned int u = fenced ? align_up(c->hint, a) : 0, past;
+	bool small = fenced && n * UNIT <= FENCE_OBJECT_MOST;
 
 	while (u + n <= UNITS) {
 		unsigned int k;
@@ -164,9 +184,9 @@ static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int
 		}
 		for (k = 0; k < n && !bit(c->used, u + k); k++)
 			;
-		if (k == n && (past = past_fence(u, n)) == 0)
+		if (k == n && (!small || (past = past_fence(u, n)) == 0))
 			return u;
-		u = k == n ? (past + a - 1) / a * a : (u + k + 1 + a - 1) / a * a;
+		u = align_up(k == n ? past : u + k + 1, a);
 	}
 	return UNITS;
 }
@@ -336,7 +356,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 	unsigned int n, a, u = UNITS;
 	struct chunk *c = NULL;
 	void *p = NULL;
-	bool taken;
+	bool taken, fenced;
 
 	if (size == 0 || size > STRIDE) {
 		errno = EINVAL;
@@ -346,14 +366,15 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 	a = align_of(size);
 	taken = lock_heap();
 	learn_fence();
+	fenced = fits_clear(n, a);
 	/* The chunk that had room last, then every other, then a new one. */
 	for (size_t k = 0; k < heap.count && u == UNITS; k++) {
 		c = heap.chunks[(heap.last + k) % heap.count];
-		if (c->free_units >= n && (u = find_run(c, n, a)) < UNITS)
+		if (c->free_units >= n && (u = find_run(c, n, a, fenced)) < UNITS)
 			heap.last = (heap.last + k) % heap.count;
 	}
 	if (u == UNITS && (c = new_chunk()) != NULL)
-		u = 0;
+		u = find_run(c, n, a, fenced);
 	if (u < UNITS)
 		p = take(c, u, n);
 	unlock_heap(taken);

@@ -6,21 +6,28 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "lock.h"
 #include "objcache-depot.h"
 #include "wing.h"
 
 /*
- * Both stacks change by one store each (a magazine's link is written
- * before the head that makes it reachable; a pop reads the link, then
- * stores the head): a fork child, whose threads but one vanished inside
- * the lock, finds them whole, short of the magazine a vanished thread was
- * moving. Magazines are cut from chunks mapped as needed, CHUNK_MAGAZINES
- * (or 64 KiB) at a time, the first magazine's room of each the link of the
- * chunks; nothing is unmapped before release.
+ * Magazines are numbered in the order they are made, CHUNK_BYTES of them
+ * mapped at a time; a page of chunk addresses, mapped as needed, finds
+ * number n's chunk (nothing is unmapped before release). A magazine's
+ * last word holds, while it is out of the stacks, its own number + 1
+ * (above COUNT_BITS), and in a stack the next one's number + 1 (0: none)
+ * and its count: every push and pop is one compare-and-swap of a head,
+ * its tag raised, so a pop that read a head and a link before others
+ * changed the stack fails and reads again. Numbers below made exist;
+ * those from cut up are empty magazines nobody has taken out yet (never
+ * written: the reserve costs no memory until used).
  */
-#define CHUNK_MAGAZINES 16
-#define CHUNK_BYTES_MIN (64 * 1024)
+#define CHUNK_BYTES ((size_t)64 * 1024)
+#define PAGE_BYTES ((size_t)4096)
+#define PAGE_CHUNKS (PAGE_BYTES / sizeof(uintptr_t))
+#define COUNT_BITS (sizeof(uintptr_t) == 8 ? 16 : 11)
+#define COUNT_MASK (((uintptr_t)1 << COUNT_BITS) - 1)
+#define NUMBER_MASK ((uint64_t)UINT32_MAX)
+#define TAG_ONE ((uint64_t)1 << 32)
 #define WORD sizeof(void *)
 
 static uintptr_t *link_of(uintptr_t base, uintptr_t mask)
@@ -28,242 +35,246 @@ static uintptr_t *link_of(uintptr_t base, uintptr_t mask)
 	return (uintptr_t *)(base + mask + 1 - WORD);
 }
 
-void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask)
+void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask, size_t reserve)
 {
 	memset(depot, 0, sizeof(*depot));
 	depot->mask = mask;
-	depot->chunk_bytes = CHUNK_MAGAZINES * (mask + 1);
-	if (depot->chunk_bytes < CHUNK_BYTES_MIN)
-		depot->chunk_bytes = CHUNK_BYTES_MIN;
+	depot->per_chunk_log = (unsigned int)__builtin_ctzll(CHUNK_BYTES / (mask + 1));
+	depot->reserve = reserve + FASTCPU_DEPOT_IN_FLIGHT;
 }
 
-/* A new empty magazine, or 0 without memory. Under the lock. */
+/* The most magazines: numbers + 1 fit a head's 32 bits and a link's word,
+ * chunks the pages. */
+static uint64_t numbers_most(const struct fastcpu_depot *depot)
+{
+	uint64_t most = NUMBER_MASK - 1, by_link = ((uint64_t)UINTPTR_MAX >> COUNT_BITS) - 1,
+		 by_pages = ((uint64_t)FASTCPU_DEPOT_PAGES * PAGE_CHUNKS) << depot->per_chunk_log;
+
+	if (by_link < most)
+		most = by_link;
+	return by_pages < most ? by_pages : most;
+}
+
+/* Magazine n's base (n below made: its chunk is mapped). */
+static uintptr_t base_of(const struct fastcpu_depot *depot, uint64_t n)
+{
+	uint64_t chunk = n >> depot->per_chunk_log;
+	const uintptr_t *page = (const uintptr_t *)__atomic_load_n(&depot->pages[chunk / PAGE_CHUNKS],
+								   __ATOMIC_ACQUIRE);
+	uintptr_t at = __atomic_load_n(&page[chunk % PAGE_CHUNKS], __ATOMIC_ACQUIRE);
+
+	return at + (uintptr_t)(n & (((uint64_t)1 << depot->per_chunk_log) - 1)) * (depot->mask + 1);
+}
+
+/* A mapping of bytes at *slot, where there is none yet (whoever maps
+ * first puts it there, the others unmap theirs); false without memory. */
+static bool mapped(uintptr_t *slot, size_t bytes)
+{
+	uintptr_t none = 0;
+	int saved = errno;
+	void *m;
+
+	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) != 0)
+		return true;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m != MAP_FAILED && !__atomic_compare_exchange_n(slot, &none, (uintptr_t)m, false,
+							    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		munmap(m, bytes);
+	errno = saved;
+	return m != MAP_FAILED;
+}
+
+/* Magazines made up to target at least; false without memory. */
+static bool make(struct fastcpu_depot *depot, uint64_t target)
+{
+	if (target > numbers_most(depot))
+		return false;
+	for (;;) {
+		uint64_t made = __atomic_load_n(&depot->made, __ATOMIC_ACQUIRE);
+		uint64_t chunk = made >> depot->per_chunk_log;
+		uint64_t end = (chunk + 1) << depot->per_chunk_log;
+		uintptr_t *page = &depot->pages[chunk / PAGE_CHUNKS];
+
+		if (made >= target)
+			return true;
+		if (!mapped(page, PAGE_BYTES) ||
+		    !mapped(&((uintptr_t *)*page)[chunk % PAGE_CHUNKS], CHUNK_BYTES))
+			return false;
+		__atomic_compare_exchange_n(&depot->made, &made, end < target ? end : target, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
+}
+
+/* The first magazine of a stack, taken off: its number + 1 (0 where the
+ * stack is empty) and its count. */
+static uint64_t pop(struct fastcpu_depot *depot, uint64_t *head, size_t *count)
+{
+	uint64_t seen = __atomic_load_n(head, __ATOMIC_ACQUIRE), next;
+	uintptr_t *link, word;
+
+	do {
+		if ((seen & NUMBER_MASK) == 0)
+			return 0;
+		link = link_of(base_of(depot, (seen & NUMBER_MASK) - 1), depot->mask);
+		word = __atomic_load_n(link, __ATOMIC_RELAXED);
+		next = (seen & ~NUMBER_MASK) + TAG_ONE + ((word >> COUNT_BITS) & NUMBER_MASK);
+	} while (!__atomic_compare_exchange_n(head, &seen, next, false, __ATOMIC_ACQUIRE,
+					      __ATOMIC_ACQUIRE));
+	*count = word & COUNT_MASK;
+	__atomic_store_n(link, (uintptr_t)(seen & NUMBER_MASK) << COUNT_BITS, __ATOMIC_RELAXED);
+	return seen & NUMBER_MASK;
+}
+
+/* The magazine at base, holding count objects, onto a stack. */
+static void push(struct fastcpu_depot *depot, uint64_t *head, uintptr_t base, size_t count)
+{
+	uintptr_t *link = link_of(base, depot->mask);
+	uint64_t number = __atomic_load_n(link, __ATOMIC_RELAXED) >> COUNT_BITS;
+	uint64_t seen = __atomic_load_n(head, __ATOMIC_RELAXED);
+
+	do
+		__atomic_store_n(link, (uintptr_t)(seen & NUMBER_MASK) << COUNT_BITS | count,
+				 __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(head, &seen, (seen & ~NUMBER_MASK) + TAG_ONE + number,
+					    false, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* A magazine made but never taken out (its number written in), or 0. */
 static uintptr_t cut(struct fastcpu_depot *depot)
 {
-	size_t bytes = depot->mask + 1;
+	uint64_t n = __atomic_load_n(&depot->cut, __ATOMIC_RELAXED);
 	uintptr_t base;
 
-	if (depot->chunk == NULL || depot->chunk_used + bytes > depot->chunk_bytes) {
-		int saved = errno;
-		void *m = mmap(NULL, depot->chunk_bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		errno = saved;
-		if (m == MAP_FAILED)
+	do
+		if (n >= __atomic_load_n(&depot->made, __ATOMIC_ACQUIRE))
 			return 0;
-		*(void **)m = depot->chunks;
-		depot->chunks = m;
-		depot->chunk = m;
-		depot->chunk_used = bytes;
-	}
-	base = (uintptr_t)depot->chunk + depot->chunk_used;
-	depot->chunk_used += bytes;
+	while (!__atomic_compare_exchange_n(&depot->cut, &n, n + 1, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED));
+	base = base_of(depot, n);
+	__atomic_store_n(link_of(base, depot->mask), (uintptr_t)(n + 1) << COUNT_BITS,
+			 __ATOMIC_RELAXED);
 	return base;
 }
 
-/* An empty magazine: the stack's first, or a new one; 0 without memory.
- * Under the lock. */
-static uintptr_t pop_empty(struct fastcpu_depot *depot)
+/* An empty magazine of the stack or never used, or 0 where every one is
+ * held (at an index, or in a trade). */
+static uintptr_t empty_one(struct fastcpu_depot *depot)
 {
-	uintptr_t base = depot->empty;
+	size_t count;
+	uint64_t n = pop(depot, &depot->empty, &count);
 
-	if (base == 0)
-		return cut(depot);
-	depot->empty = *link_of(base, depot->mask);
-	return base;
+	return n != 0 ? base_of(depot, n - 1) : cut(depot);
 }
 
-static void push(struct fastcpu_depot *depot, uintptr_t top)
+uintptr_t fastcpu_depot_take_full(struct fastcpu_depot *depot)
 {
-	uintptr_t base = fastcpu_magazine_base(top, depot->mask);
-	uintptr_t *head = top != base ? &depot->full : &depot->empty;
+	size_t count;
+	uint64_t n = pop(depot, &depot->full, &count);
 
-	*link_of(base, depot->mask) = *head;
-	__atomic_store_n(head, top, __ATOMIC_RELAXED);
-}
-
-/* The objects the overflow holds, gathered into a magazine (its top), or
- * 0. Under the lock. */
-static uintptr_t gather_overflow(struct fastcpu_depot *depot)
-{
-	size_t room = fastcpu_magazine_capacity(depot->mask);
-	uintptr_t base = 0, top = 0;
-
-	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW && top - base < room * WORD; i++) {
-		void *object;
-
-		if (__atomic_load_n(&depot->overflow[i], __ATOMIC_RELAXED) == NULL)
-			continue;
-		if (base == 0 && (top = base = pop_empty(depot)) == 0)
-			return 0;
-		object = __atomic_exchange_n(&depot->overflow[i], NULL, __ATOMIC_ACQUIRE);
-		if (object != NULL) {
-			__atomic_fetch_sub(&depot->overflowed, 1, __ATOMIC_RELAXED);
-			*(void **)top = object;
-			top += WORD;
-		}
-	}
-	if (base != 0 && top == base) {
-		push(depot, base);
-		return 0;
-	}
-	return top;
+	return n != 0 ? base_of(depot, n - 1) + count * WORD : 0;
 }
 
 /*
- * The depot given back, what signal handlers left in the overflow while
- * the calling thread held it (they interrupted it there) first taken in:
- * else, under a storm of them, the overflow would stay full and a free
- * there would find no slot (it lost the object: ENOMEM).
+ * The room every object carved has is a magazine: the ones at the indexes,
+ * in trades and in the stack of full ones together hold less than the
+ * runs' and the indexes' (a full one holds a run's worth), so one of the
+ * reserve is left while at most FASTCPU_DEPOT_IN_FLIGHT trades hold one
+ * at once. Where more do, one more is made; where no memory is left even
+ * for that, the free waits for a trade to give one back: it never drops
+ * its object.
  */
-static void give(struct fastcpu_depot *depot)
+uintptr_t fastcpu_depot_take_empty(struct fastcpu_depot *depot)
 {
-	uintptr_t top = __atomic_exchange_n(&depot->returned, 0, __ATOMIC_ACQUIRE), next;
+	uintptr_t base;
 
-	for (; top != 0; top = next) {
-		next = *link_of(fastcpu_magazine_base(top, depot->mask), depot->mask);
-		push(depot, top);
-	}
-	while (__atomic_load_n(&depot->overflowed, __ATOMIC_RELAXED) != 0 &&
-	       (top = gather_overflow(depot)) != 0)
-		push(depot, top);
-	fastcpu_lock_give(&depot->lock, FASTCPU_LOCK_INNER);
+	for (unsigned int attempt = 0; (base = empty_one(depot)) == 0; attempt++)
+		if (!make(depot, __atomic_load_n(&depot->made, __ATOMIC_RELAXED) + 1))
+			fastcpu_wait_for_holder(attempt);
+	return base;
 }
 
-bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top)
+uintptr_t fastcpu_depot_take_fresh(struct fastcpu_depot *depot)
 {
-	uintptr_t got;
+	uint64_t run = __atomic_add_fetch(&depot->runs, 1, __ATOMIC_RELAXED);
+	uintptr_t base;
 
-	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
-		return false;
-	if (!full) {
-		got = pop_empty(depot);
-	} else if ((got = depot->full) != 0) {
-		__atomic_store_n(&depot->full,
-				 *link_of(fastcpu_magazine_base(got, depot->mask), depot->mask),
-				 __ATOMIC_RELAXED);
-	} else {
-		got = gather_overflow(depot);
-	}
-	give(depot);
-	*top = got;
-	return true;
+	if (!make(depot, run + depot->reserve))
+		return 0;
+	while ((base = empty_one(depot)) == 0)
+		if (!make(depot, __atomic_load_n(&depot->made, __ATOMIC_RELAXED) + 1))
+			return 0;
+	return base;
 }
 
 void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
 {
-	uintptr_t *link = link_of(fastcpu_magazine_base(top, depot->mask), depot->mask);
-	uintptr_t head;
+	size_t count = fastcpu_magazine_count(top, depot->mask);
 
-	if (fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER)) {
-		push(depot, top);
-		give(depot);
-		return;
-	}
-	head = __atomic_load_n(&depot->returned, __ATOMIC_RELAXED);
-	do
-		*link = head;
-	while (!__atomic_compare_exchange_n(&depot->returned, &head, top, true, __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
+	push(depot, count != 0 ? &depot->full : &depot->empty,
+	     fastcpu_magazine_base(top, depot->mask), count);
 }
 
 void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
 {
-	uintptr_t top, base;
-	void *object = NULL;
+	uintptr_t top = fastcpu_depot_take_full(depot);
+	void *object;
 
-	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
+	if (top == 0)
 		return NULL;
-	top = depot->full;
-	if (top != 0) {
-		base = fastcpu_magazine_base(top, depot->mask);
-		object = ((void **)top)[-1];
-		top -= WORD;
-		if (top != base) {
-			__atomic_store_n(&depot->full, top, __ATOMIC_RELAXED);
-		} else {
-			__atomic_store_n(&depot->full, *link_of(base, depot->mask),
-					 __ATOMIC_RELAXED);
-			push(depot, base);
-		}
-	}
-	give(depot);
+	object = ((void **)top)[-1];
+	fastcpu_depot_give(depot, top - WORD);
 	return object;
 }
 
-/* Where the calling thread holds the depot: into a slot of the overflow. */
-static bool overflow(struct fastcpu_depot *depot, void *object)
+/* Into the first magazine with objects where it has room (so a handler's
+ * frees fill one magazine, not one each), else into an empty one. */
+void fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
 {
-	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW; i++) {
-		void *none = NULL;
+	uintptr_t top = fastcpu_depot_take_full(depot);
 
-		if (__atomic_compare_exchange_n(&depot->overflow[i], &none, object, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-			__atomic_fetch_add(&depot->overflowed, 1, __ATOMIC_RELAXED);
-			return true;
-		}
+	if (top != 0 && fastcpu_magazine_count(top, depot->mask) ==
+			fastcpu_magazine_capacity(depot->mask)) {
+		fastcpu_depot_give(depot, top);
+		top = 0;
 	}
-	return false;
-}
-
-bool fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
-{
-	uintptr_t top;
-	bool kept = true;
-
-	if (!fastcpu_lock_take(&depot->lock, FASTCPU_LOCK_INNER))
-		return overflow(depot, object);
-	top = depot->full;
-	if (top != 0 && ((top + WORD) & depot->mask) != 0) {
-		*(void **)top = object;
-		__atomic_store_n(&depot->full, top + WORD, __ATOMIC_RELAXED);
-	} else if ((top = pop_empty(depot)) != 0) {
-		*(void **)top = object;
-		push(depot, top + WORD);
-	} else {
-		kept = false;
-	}
-	give(depot);
-	return kept;
+	if (top == 0)
+		top = fastcpu_depot_take_empty(depot);
+	*(void **)top = object;
+	fastcpu_depot_give(depot, top + WORD);
 }
 
 void fastcpu_depot_walk(const struct fastcpu_depot *depot, void (*fn)(void *object, void *arg),
 			void *arg, size_t *magazines, size_t *with_objects)
 {
-	*magazines = *with_objects = 0;
-	for (uintptr_t top = depot->full; top != 0;) {
-		uintptr_t base = fastcpu_magazine_base(top, depot->mask);
+	uint64_t n;
 
-		for (void **o = (void **)base; (uintptr_t)o < top; o++)
-			fn(*o, arg);
+	*magazines = (size_t)(depot->made - depot->cut);
+	*with_objects = 0;
+	for (n = depot->full & NUMBER_MASK; n != 0;) {
+		uintptr_t base = base_of(depot, n - 1), word = *link_of(base, depot->mask);
+
+		for (size_t k = 0; k < (word & COUNT_MASK); k++)
+			fn(((void **)base)[k], arg);
 		++*magazines;
 		++*with_objects;
-		top = *link_of(base, depot->mask);
+		n = word >> COUNT_BITS;
 	}
-	for (uintptr_t base = depot->empty; base != 0; base = *link_of(base, depot->mask))
+	for (n = depot->empty & NUMBER_MASK; n != 0;
+	     n = *link_of(base_of(depot, n - 1), depot->mask) >> COUNT_BITS)
 		++*magazines;
-	for (uintptr_t top = depot->returned; top != 0;) {
-		uintptr_t base = fastcpu_magazine_base(top, depot->mask);
-
-		for (void **o = (void **)base; (uintptr_t)o < top; o++)
-			fn(*o, arg);
-		++*magazines;
-		*with_objects += top != base;
-		top = *link_of(base, depot->mask);
-	}
-	for (size_t i = 0; i < FASTCPU_DEPOT_OVERFLOW; i++)
-		if (depot->overflow[i] != NULL)
-			fn(depot->overflow[i], arg);
 }
 
 void fastcpu_depot_release(struct fastcpu_depot *depot)
 {
-	while (depot->chunks != NULL) {
-		void *next = *(void **)depot->chunks;
+	for (size_t p = 0; p < FASTCPU_DEPOT_PAGES; p++) {
+		uintptr_t *page = (uintptr_t *)depot->pages[p];
 
-		munmap(depot->chunks, depot->chunk_bytes);
-		depot->chunks = next;
+		for (size_t c = 0; page != NULL && c < PAGE_CHUNKS; c++)
+			if (page[c] != 0)
+				munmap((void *)page[c], CHUNK_BYTES);
+		if (page != NULL)
+			munmap(page, PAGE_BYTES);
 	}
-	depot->chunk = NULL;
-	depot->full = depot->empty = depot->returned = 0;
+	memset(depot->pages, 0, sizeof(depot->pages));
+	depot->full = depot->empty = depot->made = depot->cut = depot->runs = 0;
 }

@@ -13,36 +13,36 @@
  * A magazine is an array of object pointers, mask + 1 bytes (a power of
  * two) aligned to that, filled from its first word up; its top is the
  * address just past its last pointer (its base where it is empty). Its
- * last word is never a pointer of it: it holds capacity = its words - 1.
+ * last word is never a pointer of it: the depot keeps there the magazine's
+ * number and, while it is in a stack, its link and its count.
+ *
  * A CPU index holds one magazine at a time (its top in per-CPU memory,
- * objcache.c); the depot holds the others: a stack of magazines with
- * objects (their tops), linked through each one's last word, and a stack of
- * empty ones. A CPU whose magazine ran empty trades it for a full one, a
- * CPU whose magazine is full for an empty one: capacity objects moved by
- * two pointers, none of them read or written. Every change is made under
- * the depot's lock (lock.h), each a store that leaves both stacks whole.
+ * objcache.c); the depot holds the others in two stacks, of magazines with
+ * objects and of empty ones. Nothing holds the depot: each stack is one
+ * word that a compare-and-swap changes (Treiber's stack), the first
+ * magazine's number with a tag every change raises, so a head read before
+ * other pops and pushes never passes for the same one. A signal handler
+ * that interrupts its own thread inside a trade trades too, a fork child
+ * finds both stacks whole (less what vanished threads had taken).
+ *
+ * The room: each run of fresh objects goes into a magazine the depot made
+ * for it, on the allocating side (which may say ENOMEM), beside a reserve
+ * made once, an empty magazine for every CPU index and for trades in
+ * flight. So the magazines can always hold every object carved, and a free
+ * finds an empty one without making one.
  */
-#define FASTCPU_DEPOT_OVERFLOW 64
+#define FASTCPU_DEPOT_PAGES 1024	/* of chunk addresses: 32 GiB of magazines */
+#define FASTCPU_DEPOT_IN_FLIGHT 16	/* trades the reserve covers at once */
 
 struct fastcpu_depot {
-	uint64_t lock;
-	uintptr_t full;			/* the first magazine with objects: its top; or 0 */
-	uintptr_t empty;		/* the first empty magazine, or 0 */
+	uint64_t full, empty;		/* tag << 32 | first magazine's number + 1, or 0 */
+	uint64_t made;			/* magazines that exist: numbers below this */
+	uint64_t cut;			/* of them, ever taken out (the rest: empty) */
+	uint64_t runs;			/* runs of fresh objects given a magazine */
+	uint64_t reserve;		/* empty magazines made beside the runs' */
 	uintptr_t mask;
-	size_t chunk_bytes;		/* magazines are cut from chunks this large */
-	char *chunk;			/* the chunk being cut, and how far */
-	size_t chunk_used;
-	void *chunks;			/* every chunk, linked through its first word */
-	/* Objects freed where the freeing thread held the depot itself (a
-	 * signal handler that interrupted it there): a slot each, taken by
-	 * compare-and-swap, gathered into a magazine under the lock. */
-	void *overflow[FASTCPU_DEPOT_OVERFLOW];
-	unsigned int overflowed;	/* about how many: drained at each give */
-	/* Magazines given back where the giver could not take the lock (a
-	 * signal handler whose thread holds or is taking a depot may not wait
-	 * for one: lock.h): their tops, linked as in the stacks, pushed by
-	 * compare-and-swap, taken in all at once under the lock (so no ABA). */
-	uintptr_t returned;
+	unsigned int per_chunk_log;	/* log2 of a chunk's magazines */
+	uintptr_t pages[FASTCPU_DEPOT_PAGES];	/* each, where a page of chunks' addresses is */
 };
 
 static inline uintptr_t fastcpu_magazine_base(uintptr_t top, uintptr_t mask)
@@ -60,21 +60,22 @@ static inline size_t fastcpu_magazine_capacity(uintptr_t mask)
 	return (size_t)(mask + 1) / sizeof(void *) - 1;
 }
 
-void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask);
-/*
- * A magazine from the depot: with objects where full (its top; 0 where
- * the depot has none), else an empty one (its base; 0 without memory).
- * false, with nothing taken, where the calling thread holds the depot (a
- * signal handler inside its own thread's trade).
- */
-bool fastcpu_depot_take(struct fastcpu_depot *depot, bool full, uintptr_t *top);
+/* reserve: the CPU indexes there are (each may hold a magazine). */
+void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask, size_t reserve);
+/* A magazine with objects (its top), or 0 where the depot has none. */
+uintptr_t fastcpu_depot_take_full(struct fastcpu_depot *depot);
+/* An empty magazine (its base) for a free: never 0 (objcache-depot.c:
+ * where it could wait). */
+uintptr_t fastcpu_depot_take_empty(struct fastcpu_depot *depot);
+/* An empty magazine for a run of fresh objects, the room for them made
+ * first; 0 without memory. */
+uintptr_t fastcpu_depot_take_fresh(struct fastcpu_depot *depot);
 /* A magazine back (its top: with objects or empty), always kept. */
 void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top);
-/* One object from the depot's first magazine (NULL where it has none, or
- * the calling thread holds it); one object to it (false where it has no
- * room: no memory for a magazine, the overflow full). */
+/* One object from a magazine of the depot (NULL where it has none), one
+ * to it: for a signal handler whose thread holds its index. */
 void *fastcpu_depot_take_one(struct fastcpu_depot *depot);
-bool fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object);
+void fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object);
 /* Calls fn for each object the depot holds (the cache quiet: a census);
  * and how many magazines it has, and with objects. */
 void fastcpu_depot_walk(const struct fastcpu_depot *depot, void (*fn)(void *object, void *arg),

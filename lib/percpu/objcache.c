@@ -33,12 +33,14 @@
  * holds more than its magazine's capacity, however many threads run there.
  *
  * Every path is async-signal-safe. A sequence a signal interrupts is
- * aborted. A lock the interrupted code holds is not waited for: a handler
- * whose own thread holds the upper half's lock there, or the depot's,
- * takes or gives its one object at the depot, else takes a fresh one or
- * leaves the object in the depot's overflow. Another thread's lock is
- * waited for (wait.h): never given up, so that no object is carved while
- * free ones wait (memory would grow without bound).
+ * aborted. The depot is never held (its stacks change by compare-and-swap):
+ * a handler that interrupts its own thread's trade trades too. The one lock
+ * is the upper half's index's: another thread's is waited for (wait.h), a
+ * handler whose own thread holds it takes or gives its one object in a
+ * magazine of the depot. Fresh objects are carved only where the depot has
+ * no magazine with objects, each run into a magazine made for it (the
+ * allocating side may say ENOMEM): so a free never needs memory, and never
+ * fails.
  */
 #define WORD sizeof(void *)
 #define MAGAZINE_MOST 4096		/* bytes: 511 pointers of 8 */
@@ -89,16 +91,15 @@ static inline bool known_free(const void *object)
 }
 
 /* A magazine of fresh objects (its top), as many as it holds and the
- * space has; 0 without address space or memory. *held: the calling thread
- * holds the depot (a signal handler inside its own thread's trade). */
-static uintptr_t fresh_magazine(struct fastcpu_objcache *cache, bool *held)
+ * space has, in a magazine made for them; 0 without address space or
+ * memory. */
+static uintptr_t fresh_magazine(struct fastcpu_objcache *cache)
 {
-	uintptr_t base = 0;
+	uintptr_t base = fastcpu_depot_take_fresh(&cache->depot);
 	unsigned int got;
 	char *run;
 
-	*held = !fastcpu_depot_take(&cache->depot, false, &base);
-	if (*held || base == 0)
+	if (base == 0)
 		return 0;
 	run = fastcpu_space_carve(&cache->space,
 				  (unsigned int)fastcpu_magazine_capacity(cache->fast.mask), &got);
@@ -113,29 +114,31 @@ static uintptr_t fresh_magazine(struct fastcpu_objcache *cache, bool *held)
 }
 
 /* A magazine for an index whose own ran empty (want_full) or full: its
- * top, from the depot or fresh; 0 where there is none (errno ENOMEM), or
- * where the calling thread holds the depot (*held). */
-static uintptr_t trade_for(struct fastcpu_objcache *cache, bool want_full, bool *held)
+ * top, from the depot or fresh; 0 only for one with objects, where there
+ * is none (errno ENOMEM): an empty one is always found. */
+static uintptr_t trade_for(struct fastcpu_objcache *cache, bool want_full)
 {
-	uintptr_t top = 0;
+	uintptr_t top;
 
-	*held = !fastcpu_depot_take(&cache->depot, want_full, &top);
-	if (!*held && top == 0 && want_full)
-		top = fresh_magazine(cache, held);
-	if (!*held && top == 0)
+	if (!want_full)
+		return fastcpu_depot_take_empty(&cache->depot);
+	top = fastcpu_depot_take_full(&cache->depot);
+	if (top == 0 && (top = fresh_magazine(cache)) == 0)
 		errno = ENOMEM;
 	return top;
 }
 
-/* One object where the calling thread holds the lock its path needs: the
- * depot's, else a fresh one. */
+/* One object for a handler whose thread holds its index's lock: from a
+ * magazine of the depot, else of fresh ones (the rest go to the depot). */
 static void *one_object(struct fastcpu_objcache *cache)
 {
-	unsigned int got;
 	void *object = fastcpu_depot_take_one(&cache->depot);
+	uintptr_t top;
 
-	if (object == NULL && (object = fastcpu_space_carve(&cache->space, 1, &got)) != NULL)
-		poison(cache, object, 1);
+	if (object == NULL && (top = fresh_magazine(cache)) != 0) {
+		object = ((void **)top)[-1];
+		fastcpu_depot_give(&cache->depot, top - WORD);
+	}
 	return object;
 }
 
@@ -191,8 +194,8 @@ static void forget_sequence(const volatile int *cpu_at)
 }
 
 /* An object from the thread's index; NULL (errno ENOMEM) without one;
- * *away: the thread's area left it (unregistered), or it holds the depot
- * (a handler in its own thread's trade): the caller takes another way. */
+ * *away: the thread's area left it (unregistered): the caller takes the
+ * upper half. */
 static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, bool *away)
 {
 	const volatile int *index_at;
@@ -213,7 +216,7 @@ static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_
 		if (r != 2)
 			continue;
 		seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
-		top = trade_for(cache, true, away);
+		top = trade_for(cache, true);
 		if (top == 0) {
 			forget_sequence(cpu_at);
 			return NULL;
@@ -225,39 +228,30 @@ static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_
 	return NULL;
 }
 
-/* Object onto the thread's index: 0; else *away (as alloc_here) or
- * ENOMEM (no memory for an empty magazine). */
-static int free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object,
-		     bool *away)
+/* Object onto the thread's index: true; false where the thread's area
+ * left it (as alloc_here). */
+static bool free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object)
 {
 	const volatile int *index_at;
 	intptr_t seen;
-	uintptr_t top;
 	int index, r;
 
-	*away = false;
 	while ((index = index_here(cache, cpu_at, &index_at)) >= 0) {
 		intptr_t *slot = fastcpu_objcache_top(cache, (size_t)index);
 
 		r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index, slot, object,
 						cache->fast.mask);
 		if (r == 0)
-			return 0;
+			return true;
 		if (r < 0)
 			count_abort();
 		if (r != 2)
 			continue;
 		seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
-		top = trade_for(cache, false, away);
-		if (top == 0) {
-			forget_sequence(cpu_at);
-			return *away ? 0 : ENOMEM;
-		}
-		install(cache, cpu_at, index_at, index, seen, top);
+		install(cache, cpu_at, index_at, index, seen, trade_for(cache, false));
 	}
 	forget_sequence(cpu_at);
-	*away = true;
-	return 0;
+	return false;
 }
 #else
 /* No sequences in this build: fastcpu_sequence_cpu_id() is NULL. */
@@ -268,12 +262,10 @@ static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_
 	return NULL;
 }
 
-static int free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object,
-		     bool *away)
+static bool free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object)
 {
 	(void)cache, (void)cpu_at, (void)object;
-	*away = true;
-	return 0;
+	return false;
 }
 #endif
 
@@ -282,9 +274,10 @@ static int free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at,
 /*
  * The upper half's index of the thread's CPU, under its lock: the same
  * magazine steps in plain C, the trade with the depot under the index's
- * lock (never the other way round: no lock waits on another). Where the
- * calling thread holds that lock itself (a signal handler inside its own
- * thread's step), its one object is taken or given at the depot instead.
+ * lock (the depot waits for no one). Where the calling thread holds that
+ * lock itself (a signal handler inside its own thread's step), or may not
+ * wait for it (lock.h), its one object is taken or given in a magazine of
+ * the depot instead.
  * The common step first, in line; the rest in a function of its own.
  */
 static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache *cache,
@@ -292,10 +285,9 @@ static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache
 {
 	uintptr_t top, full, mask = cache->fast.mask;
 	void *object = NULL;
-	bool held = false;
 
 	top = (uintptr_t)*slot;
-	if ((top & mask) == 0 && (full = trade_for(cache, true, &held)) != 0) {
+	if ((top & mask) == 0 && (full = trade_for(cache, true)) != 0) {
 		__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
 		if (top != 0)
 			fastcpu_depot_give(&cache->depot, top);
@@ -306,7 +298,7 @@ static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache
 		__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
 	}
 	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	return object != NULL || !held ? object : one_object(cache);
+	return object;
 }
 
 FASTCPU_INLINE void *alloc_upper(struct fastcpu_objcache *cache)
@@ -328,47 +320,37 @@ FASTCPU_INLINE void *alloc_upper(struct fastcpu_objcache *cache)
 	return object;
 }
 
-static __attribute__((noinline)) int free_upper_trade(struct fastcpu_objcache *cache,
-						      intptr_t *slot, uint64_t *lock, void *object)
+static __attribute__((noinline)) void free_upper_trade(struct fastcpu_objcache *cache,
+						       intptr_t *slot, uint64_t *lock, void *object)
 {
-	uintptr_t top, empty, mask = cache->fast.mask;
-	bool held = false;
+	uintptr_t top = (uintptr_t)*slot, empty = trade_for(cache, false);
 
-	top = (uintptr_t)*slot;
-	if ((top == 0 || ((top + WORD) & mask) == 0) &&
-	    (empty = trade_for(cache, false, &held)) != 0) {
-		__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
-		if (top != 0)
-			fastcpu_depot_give(&cache->depot, top);
-		top = empty;
-	}
-	if (top != 0 && ((top + WORD) & mask) != 0) {
-		*(void **)top = object;
-		__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
-		object = NULL;
-	}
+	*(void **)empty = object;
+	__atomic_store_n(slot, (intptr_t)(empty + WORD), __ATOMIC_RELAXED);
 	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	if (object == NULL)
-		return 0;
-	return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
+	if (top != 0)
+		fastcpu_depot_give(&cache->depot, top);
 }
 
-FASTCPU_INLINE int free_upper(struct fastcpu_objcache *cache, void *object)
+FASTCPU_INLINE void free_upper(struct fastcpu_objcache *cache, void *object)
 {
 	size_t index = fastcpu_upper_slot();
 	intptr_t *slot = fastcpu_objcache_top(cache, index);
 	uint64_t *lock = fastcpu_objcache_lock(cache, index);
 	uintptr_t top;
 
-	if (unlikely(!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)))
-		return fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
+	if (unlikely(!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER))) {
+		fastcpu_depot_give_one(&cache->depot, object);
+		return;
+	}
 	top = (uintptr_t)*slot;
-	if (unlikely(top == 0 || ((top + WORD) & cache->fast.mask) == 0))
-		return free_upper_trade(cache, slot, lock, object);
+	if (unlikely(top == 0 || ((top + WORD) & cache->fast.mask) == 0)) {
+		free_upper_trade(cache, slot, lock, object);
+		return;
+	}
 	*(void **)top = object;
 	__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
 	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	return 0;
 }
 
 /* ---- the entry points --------------------------------------------------- */
@@ -385,7 +367,7 @@ static __attribute__((noinline)) void *alloc_with_area(struct fastcpu_objcache *
 	void *object = alloc_here(cache, cpu_at, &away);
 
 	if (object == NULL && away)
-		object = *cpu_at < 0 ? alloc_upper(cache) : one_object(cache);
+		object = alloc_upper(cache);
 	return object;
 }
 
@@ -414,22 +396,16 @@ static inline bool valid(const struct fastcpu_objcache *cache, const void *objec
 		fastcpu_space_holds(&cache->space, object)) && !known_free(object);
 }
 
-static __attribute__((noinline)) int free_with_area(struct fastcpu_objcache *cache,
-						    const volatile int *cpu_at, void *object)
+static __attribute__((noinline)) void free_with_area(struct fastcpu_objcache *cache,
+						     const volatile int *cpu_at, void *object)
 {
-	bool away = true;
-	int err = free_here(cache, cpu_at, object, &away);
-
-	if (err == 0 && away)
-		err = *cpu_at < 0 ? free_upper(cache, object) :
-		      fastcpu_depot_give_one(&cache->depot, object) ? 0 : ENOMEM;
-	return err;
+	if (!free_here(cache, cpu_at, object))
+		free_upper(cache, object);
 }
 
 FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object)
 {
 	const volatile int *cpu_at;
-	int err;
 
 	if (object == NULL)
 		return;
@@ -439,9 +415,10 @@ FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *
 	}
 	poison(cache, object, 1);
 	cpu_at = fastcpu_sequence_cpu_id();
-	err = cpu_at == NULL ? free_upper(cache, object) : free_with_area(cache, cpu_at, object);
-	if (unlikely(err != 0))
-		errno = err;
+	if (cpu_at == NULL)
+		free_upper(cache, object);
+	else
+		free_with_area(cache, cpu_at, object);
 }
 
 /* The largest power of two dividing size, at most 16 (malloc's), at least 1. */
@@ -497,7 +474,7 @@ FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size
 	cache->fast.mask = bytes - 1;
 	cache->fast.index_distance = fastcpu_cid_distance();
 	cache->asked = size;
-	fastcpu_depot_init(&cache->depot, cache->fast.mask);
+	fastcpu_depot_init(&cache->depot, cache->fast.mask, (size_t)fastcpu_cid_limit());
 	if (cache->fast.tops == NULL ||
 	    fastcpu_space_init(&cache->space, stride, fastcpu_magazine_capacity(bytes - 1) * stride,
 			       &cache->fast.low, &cache->fast.carved) != 0) {

@@ -61,20 +61,20 @@ static inline int upper_slot_at_once(void)
 
 	if (cpu >= 0) {
 		possible = __atomic_load_n(&fastcpu_possible_cpus_word, __ATOMIC_RELAXED);
-		if (fastcpu_thread_sequences != FASTCPU_SEQUENCES_NO || possible == 0)
+		if (fastcpu_thread.sequences != FASTCPU_SEQUENCES_NO || possible == 0)
 			return -1;
 		return cpu + possible;
 	}
-	if (ref == &fastcpu_cpu_unattached || fastcpu_upper_seen.reuses == 0)
+	if (ref == &fastcpu_cpu_unattached || fastcpu_thread.upper.reuses == 0)
 		return -1;
-	fastcpu_upper_seen.reuses--;
-	return fastcpu_upper_seen.index;
+	fastcpu_thread.upper.reuses--;
+	return fastcpu_thread.upper.index;
 }
 
 /* A thread that takes the upper half adds atomically with no call while
  * its slot is known: less than an atomic add on the shard of a CPU it asks
- * for first. */
-FASTCPU_EXPORT void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
+ * for first. It starts a cache line, as entry.c's hot entries do. */
+FASTCPU_EXPORT __attribute__((aligned(64))) void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
 						   enum fastcpu_index by, long value)
 {
 	int slot = upper_slot_at_once();

@@ -6,8 +6,6 @@
 #include "cid.h"
 #include "upper.h"
 
-FASTCPU_TLS struct fastcpu_upper_seen fastcpu_upper_seen;
-
 /* The fallback asked (upper.h says when), its answer kept. */
 int fastcpu_upper_cpu_ask(void)
 {
@@ -16,9 +14,9 @@ int fastcpu_upper_cpu_ask(void)
 
 	if (cpu < 0 || cpu >= fastcpu_possible_cpus())
 		cpu = 0;
-	fastcpu_upper_seen.cpu = cpu;
-	fastcpu_upper_seen.index = fastcpu_upper_index(cpu);
-	fastcpu_upper_seen.reuses = fallback == &fastcpu_backend_syscall ?
+	fastcpu_thread.upper.cpu = cpu;
+	fastcpu_thread.upper.index = fastcpu_upper_index(cpu);
+	fastcpu_thread.upper.reuses = fallback == &fastcpu_backend_syscall ?
 				    FASTCPU_UPPER_REUSES_SYSCALL : FASTCPU_UPPER_REUSES;
 	return cpu;
 }

@@ -7,6 +7,7 @@
 
 #include "cpu-id.h"
 #include "internal.h"
+#include "thread.h"
 
 /*
  * The CPU whose slot of the upper half a thread without sequences takes
@@ -21,13 +22,6 @@
  */
 #define FASTCPU_UPPER_REUSES 32
 #define FASTCPU_UPPER_REUSES_SYSCALL 1024
-struct fastcpu_upper_seen {
-	int cpu;
-	int index;		/* fastcpu_upper_index(cpu) */
-	unsigned int reuses;	/* takes left before asking again */
-};
-extern __thread struct fastcpu_upper_seen fastcpu_upper_seen
-	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 int fastcpu_upper_cpu_ask(void);
 FASTCPU_INLINE int fastcpu_upper_cpu(void)
 {
@@ -35,9 +29,9 @@ FASTCPU_INLINE int fastcpu_upper_cpu(void)
 
 	if (cpu >= 0)
 		return cpu;
-	if (likely(fastcpu_upper_seen.reuses != 0)) {
-		fastcpu_upper_seen.reuses--;
-		return fastcpu_upper_seen.cpu;
+	if (likely(fastcpu_thread.upper.reuses != 0)) {
+		fastcpu_thread.upper.reuses--;
+		return fastcpu_thread.upper.cpu;
 	}
 	return fastcpu_upper_cpu_ask();
 }
@@ -49,9 +43,9 @@ FASTCPU_INLINE size_t fastcpu_upper_slot(void)
 
 	if (cpu >= 0)
 		return (size_t)fastcpu_upper_index(cpu);
-	if (likely(fastcpu_upper_seen.reuses != 0)) {
-		fastcpu_upper_seen.reuses--;
-		return (size_t)fastcpu_upper_seen.index;
+	if (likely(fastcpu_thread.upper.reuses != 0)) {
+		fastcpu_thread.upper.reuses--;
+		return (size_t)fastcpu_thread.upper.index;
 	}
 	return (size_t)fastcpu_upper_index(fastcpu_upper_cpu_ask());
 }

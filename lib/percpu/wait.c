@@ -4,9 +4,9 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <time.h>
 
 #include "internal.h"
+#include "util.h"
 #include "wait.h"
 
 /*
@@ -16,11 +16,14 @@
  * from 1 us doubling to 1 ms: a SCHED_FIFO waiter yields only to threads
  * of its own priority, and only its sleep lets a lower one run. The one way
  * the wing waits: for a lock (lock.c, where its order lets a thread wait)
- * and for a per-CPU lock (ops.c), never giving up. Async-signal-safe; errno kept.
+ * and for a per-CPU lock (ops.c), never giving up. Async-signal-safe; errno
+ * kept. No cancellation point (the sleep is the system call itself, not
+ * nanosleep()): the waiter may hold a lock, or a magazine it gives back,
+ * and a thread cancelled here would keep it for ever.
  */
 void fastcpu_wait_for_holder(unsigned int attempt)
 {
-	struct timespec nap = { 0, 1000 };
+	long nap = 1000;
 	int saved = errno;
 
 	if (attempt < FASTCPU_WAIT_SPINS) {
@@ -33,10 +36,10 @@ void fastcpu_wait_for_holder(unsigned int attempt)
 		return;
 	}
 	for (unsigned int k = FASTCPU_WAIT_SPINS + FASTCPU_WAIT_YIELDS;
-	     k < attempt && nap.tv_nsec < 1000000; k++)
-		nap.tv_nsec *= 2;
-	if (nap.tv_nsec > 1000000)
-		nap.tv_nsec = 1000000;
-	nanosleep(&nap, NULL);
+	     k < attempt && nap < 1000000; k++)
+		nap *= 2;
+	if (nap > 1000000)
+		nap = 1000000;
+	fastcpu_nap_nocancel(nap);
 	errno = saved;
 }

@@ -23,16 +23,11 @@
 #include "upper.h"
 #include "wait.h"
 
-/* Whether this build runs under AddressSanitizer: the object cache keeps a
- * free object poisoned, all of it, from its free to its next alloc. */
-#if defined(__SANITIZE_ADDRESS__)
+/* Whether this build runs under AddressSanitizer, as <fastcpu/objcache.h>
+ * (internal.h's <fastcpu.h>) found: the object cache keeps a free object
+ * poisoned, all of it, from its free to its next alloc. */
+#ifdef FASTCPU_OBJCACHE_SANITIZED_
 # define FASTCPU_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define FASTCPU_ASAN 1
-# endif
-#endif
-#ifdef FASTCPU_ASAN
 # include <sanitizer/asan_interface.h>
 #endif
 

@@ -32,12 +32,31 @@ static char *assignment(const char *name, const char *value)
 	return out;
 }
 
+/* The name fastcpu_backend() gives the mechanism fastcpu_backend_id() says. */
+static const char *name_of_id(int id, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		[FASTCPU_BACKEND_RSEQ_GLIBC] = "rseq (glibc)",
+		[FASTCPU_BACKEND_RSEQ_PROGRAM] = "rseq (program)",
+		[FASTCPU_BACKEND_RSEQ_OWN] = "rseq (own)",
+		[FASTCPU_BACKEND_RDPID] = "rdpid",
+		[FASTCPU_BACKEND_VDSO] = "vdso",
+		[FASTCPU_BACKEND_SYSCALL] = "syscall",
+	};
+	int base = id & ~FASTCPU_BACKEND_CACHED;
+
+	ck_assert_msg(base >= FASTCPU_BACKEND_RSEQ_GLIBC && base <= FASTCPU_BACKEND_SYSCALL,
+		      "fastcpu_backend_id() says %#x", id);
+	snprintf(buf, size, "%s%s", names[base], id & FASTCPU_BACKEND_CACHED ? "+cache" : "");
+	return buf;
+}
+
 START_TEST(forced_backend_every_cpu)
 {
 	const char *backend = backends[_i / NCACHES];
 	const char *cache = caches[_i % NCACHES];
 	const char *want;
-	char buf[64];
+	char buf[64], by_id[64];
 
 	if (TEST_RESPAWN(assignment("FASTCPU_BACKEND", backend),
 			 assignment("FASTCPU_CACHE", cache)))
@@ -45,6 +64,7 @@ START_TEST(forced_backend_every_cpu)
 	test_check_all_cpus_in_thread();
 	test_check_all_cpus();
 	want = expect_backend_name(backend, cache, expect_rseq_ok(), buf, sizeof(buf));
+	ck_assert_str_eq(name_of_id(fastcpu_backend_id(), by_id, sizeof(by_id)), fastcpu_backend());
 	/* The cache in front of the vDSO only where it measured faster. */
 	if (strcmp(want, "vdso+cache") == 0 && strcmp(fastcpu_backend(), "vdso") == 0)
 		return;

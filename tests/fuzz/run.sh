@@ -25,7 +25,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 lib_files() {
 	case $1 in
 	fuzz-elf) echo "$src/lib/elf-reader.c" ;;
-	fuzz-cpulist) echo "$src/lib/cpulist.c" ;;
+	fuzz-cpulist) echo "$src/lib/cpulist.c $src/lib/util.c" ;;
 	fuzz-settings) echo "$src/lib/settings.c $src/lib/util.c" ;;
 	esac
 }

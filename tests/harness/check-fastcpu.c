@@ -75,12 +75,13 @@ int main(void)
 	const char *share = getenv("FASTCPU_TEST_SHARE_DIR");
 
 	test_record_allowed();
+	test_report_crashes();
 	/* Every suite made, run or not: making one registers the tests a
 	 * respawned process may be asked to run. */
 	Suite *all[] = {
 		suite_answers(), suite_backends(), suite_faults(), suite_reliability(),
 		suite_host(), suite_fastpath(), suite_percpu(), suite_memory(), suite_objcache(),
-		suite_objcache_bounds(),
+		suite_objcache_bounds(), suite_guard(),
 	};
 	size_t count = sizeof(all) / sizeof(all[0]), left_count = 0;
 	Suite *left[sizeof(all) / sizeof(all[0])];

@@ -6,6 +6,9 @@
 # include <cpuid.h>
 #endif
 #include <dlfcn.h>
+#ifdef __GLIBC__
+# include <execinfo.h>
+#endif
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -22,6 +25,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "fastcpu.h"
@@ -341,18 +345,122 @@ void test_deny_rseq(int err, bool also_getcpu)
 	ck_assert_msg(install_filter(err, also_getcpu), "seccomp: %s", strerror(errno));
 }
 
-bool test_limit_address_space(size_t more)
+/* A field of /proc/self/status in bytes ("VmSize:", kB there); 0 where
+ * it cannot be read. */
+static size_t status_bytes(const char *field)
+{
+	char line[256];
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, field, strlen(field)) == 0)
+			(void)sscanf(line + strlen(field), "%lu", &kb);
+	if (f != NULL)
+		fclose(f);
+	return (size_t)kb << 10;
+}
+
+size_t test_mapped_bytes(void)
+{
+	return status_bytes("VmSize:");
+}
+
+/* The soft limit of resource set to used bytes and more. */
+static bool limit_above(int resource, size_t used, size_t more)
 {
 	struct rlimit limit;
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
 
-	if (f == NULL || fscanf(f, "%lu", &pages) != 1 || getrlimit(RLIMIT_AS, &limit) != 0) {
-		if (f != NULL)
-			fclose(f);
+	if (used == 0 || getrlimit(resource, &limit) != 0)
 		return false;
-	}
-	fclose(f);
-	limit.rlim_cur = (rlim_t)(pages * (unsigned long)sysconf(_SC_PAGESIZE) + more);
-	return setrlimit(RLIMIT_AS, &limit) == 0;
+	limit.rlim_cur = (rlim_t)(used + more);
+	return setrlimit(resource, &limit) == 0;
+}
+
+bool test_limit_address_space(size_t more)
+{
+	return limit_above(RLIMIT_AS, test_mapped_bytes(), more);
+}
+
+bool test_limit_data(size_t more)
+{
+	return limit_above(RLIMIT_DATA, status_bytes("VmData:"), more);
+}
+
+void test_unlimit(void)
+{
+	static const int resources[] = { RLIMIT_AS, RLIMIT_DATA };
+	struct rlimit limit;
+
+	for (size_t i = 0; i < sizeof(resources) / sizeof(resources[0]); i++)
+		if (getrlimit(resources[i], &limit) == 0) {
+			limit.rlim_cur = limit.rlim_max;
+			(void)setrlimit(resources[i], &limit);
+		}
+}
+
+TCase *test_exactness_case(void)
+{
+	TCase *tc = tcase_create("exact");
+
+	tcase_set_timeout(tc, 300);
+	return tc;
+}
+
+/* ---- a crash says where ------------------------------------------------- */
+
+/* The faulting instruction, where this architecture's context is known. */
+static void *fault_pc(const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	return (void *)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (void *)uc->uc_mcontext.pc;
+#else
+	(void)uc;
+	return NULL;
+#endif
+}
+
+/* Says the signal, the address, and the object and offset of the faulting
+ * instruction and of its callers (a guest has no debugger), then lets the
+ * signal kill the test as before, which Check reports. Not async-signal-safe
+ * (dladdr, stdio): the process is dying. */
+static void say_crash(int sig, siginfo_t *info, void *context)
+{
+	void *pc = fault_pc(context), *frames[32];
+	Dl_info where;
+	int n = 0;
+
+	fprintf(stderr, "crash: signal %d at address %p, pc %p", sig, info->si_addr, pc);
+	if (pc != NULL && dladdr(pc, &where) != 0 && where.dli_fname != NULL)
+		fprintf(stderr, " = %s+%#lx (%s)", where.dli_fname,
+			(unsigned long)((char *)pc - (char *)where.dli_fbase),
+			where.dli_sname != NULL ? where.dli_sname : "?");
+	fputc('\n', stderr);
+#ifdef __GLIBC__
+	n = backtrace(frames, 32);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+#endif
+	(void)n;
+	(void)frames;
+	signal(sig, SIG_DFL);	/* the instruction faults again, and kills */
+}
+
+void test_report_crashes(void)
+{
+	struct sigaction sa = { .sa_sigaction = say_crash, .sa_flags = SA_SIGINFO | SA_RESETHAND };
+	void *warm[1];
+
+	/* The sanitizers and valgrind report their own. */
+	if (test_instrumented() || test_under_valgrind())
+		return;
+#ifdef __GLIBC__
+	(void)backtrace(warm, 1);	/* loads libgcc_s now, not in the handler */
+#endif
+	(void)warm;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
 }

@@ -18,6 +18,10 @@ extern __thread const volatile int *fastcpu_cpu_id_ref
 /* The CPUs this process may run on, from its affinity at start. */
 extern cpu_set_t test_allowed;
 void test_record_allowed(void);
+/* A test killed by SIGSEGV, SIGBUS or SIGILL says where first (the faulting
+ * instruction's object and offset, and a backtrace), where no sanitizer or
+ * valgrind does. */
+void test_report_crashes(void);
 int test_first_allowed(void);
 int test_next_allowed(int cpu);		/* round the set */
 
@@ -80,9 +84,15 @@ void test_signal_stop(void);
 void test_stress_run(int count, void *(*work)(void *index), void (*handler)(int));
 void test_stress_enlist(int index);
 
-/* Sets the soft RLIMIT_AS to what the process maps now and more bytes;
- * false where it cannot. For a fork child of a test. */
+/* The bytes of address space the process maps (VmSize); 0 where unknown. */
+size_t test_mapped_bytes(void);
+/* Sets the soft RLIMIT_AS to what the process maps now and more bytes
+ * (test_limit_data: RLIMIT_DATA, to its private writable memory, VmData,
+ * and more); false where it cannot. For a fork child of a test; and
+ * test_unlimit gives both their hard limits back. */
 bool test_limit_address_space(size_t more);
+bool test_limit_data(size_t more);
+void test_unlimit(void);
 
 /* Whether this process could install a seccomp filter (not under qemu-user). */
 bool test_seccomp_works(void);
@@ -108,6 +118,12 @@ void test_add_respawning(TCase *tc, const TTest *t, int start, int end);
 bool test_respawned(void);
 int test_run_respawned(void);
 
+/* The tests of what a kernel does to sequences (exactness under
+ * preemption, the guard's probe): a case of their own, "exact", which the
+ * kernel matrix runs again with every instruction a place for a tick
+ * (CK_RUN_CASE=exact under qemu's -icount). */
+TCase *test_exactness_case(void);
+
 /* The suites. */
 Suite *suite_answers(void);
 Suite *suite_backends(void);
@@ -119,5 +135,6 @@ Suite *suite_percpu(void);
 Suite *suite_memory(void);
 Suite *suite_objcache(void);
 Suite *suite_objcache_bounds(void);
+Suite *suite_guard(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

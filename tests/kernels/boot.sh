@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # SPDX-FileCopyrightText: 2026 The libfastcpu authors
-# tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS: boots KERNEL with
+# tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS [MODE]: boots KERNEL with
 # INITRD under qemu-system's TCG (no KVM: this machine's nested KVM cannot
 # run Debian's kernels), serial console into LOG. Exit 0 once the guest has
 # printed "matrix: end", else 1 and one line saying why: a guest still
@@ -12,10 +12,29 @@
 # guest takes CPU 1 offline. The kernel's rseq debug checks are on where the
 # kernel has them (6.19+): a write to a field the kernel owns kills the
 # writer.
+#
+# MODE (default full) is what the guest runs (guest-init.sh): full, the
+# whole suite under TCG's threads, with the tool, the benchmark and the
+# probes; suite, the Check suite alone, in glibc's setup; exact, the tests of what the kernel does
+# to sequences, under instruction counting (-icount shift=auto): the
+# guest's clock follows the instructions it runs, so a timer tick lands at
+# any instruction, where plain TCG takes interrupts only between
+# translated blocks and never preempts a branch-free sequence (an add)
+# inside. Counting runs every vCPU on one host thread: a few times slower.
+# There an idle guest's clock jumps to its next timer (sleep=off), and the
+# kernel is told its delay loop (lpj=) instead of measuring it: x86-64's
+# measured it for each CPU under counting for a minute and more, and its
+# boot took 200 s where the tests take 5.
 set -eu
-[ $# = 5 ] || { echo "usage: tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS" >&2; exit 2; }
-arch=$1 kernel=$2 initrd=$3 log=$4 seconds=$5
+[ $# = 5 ] || [ $# = 6 ] ||
+	{ echo "usage: tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS [full|suite|exact]" >&2; exit 2; }
+arch=$1 kernel=$2 initrd=$3 log=$4 seconds=$5 mode=${6:-full}
 smp=3
+case $mode in
+full | suite) icount= lpj= ;;
+exact) icount="-icount shift=auto,sleep=off" lpj=" lpj=4000000" ;;
+*) echo "boot.sh: no mode $mode" >&2; exit 2 ;;
+esac
 
 numa="-object memory-backend-ram,id=m0,size=512M
 	-object memory-backend-ram,id=m1,size=256M
@@ -67,9 +86,9 @@ boot_once() {
 	# must not read an earlier run's "matrix:" lines before that happens.
 	: >"$log"
 	# shellcheck disable=SC2086 # options are words by design
-	timeout --kill-after=10 "$seconds" $qemu -accel tcg -smp $smp -m 1024M $numa \
+	timeout --kill-after=10 "$seconds" $qemu -accel tcg $icount -smp $smp -m 1024M $numa \
 		-nographic -no-reboot -nodefaults -serial mon:stdio -kernel "$kernel" \
-		-initrd "$initrd" -append "console=$console panic=-1 quiet loglevel=3 rseq_debug=1" \
+		-initrd "$initrd" -append "console=$console panic=-1 quiet loglevel=3 rseq_debug=1 matrix=$mode$lpj" \
 		</dev/null >"$log" 2>&1 &
 	guest=$!
 	tenths=0

@@ -18,7 +18,7 @@ dir=$(realpath "$dir")
 apt=$dir/apt
 
 # One private list for the releases and architectures the matrix uses (the
-# stable releases: x86-64 and arm64 only): the suites' Release files are
+# stable releases and trixie-backports: x86-64 and arm64 only): the suites' Release files are
 # checked against the machine's keyring; sid's and experimental's may be
 # older than their Valid-Until when a mirror lags.
 if [ ! -e "$apt/sources.list" ]; then
@@ -26,6 +26,9 @@ if [ ! -e "$apt/sources.list" ]; then
 		echo "deb [arch=amd64,arm64] http://deb.debian.org/debian $s main"
 		echo "deb [arch=amd64,arm64] http://deb.debian.org/debian-security $s-security main"
 	done >"$apt/sources.list"
+	# The kernels since 6.19, the ones whose rseq broke among them.
+	echo "deb [arch=amd64,arm64] http://deb.debian.org/debian trixie-backports main" \
+		>>"$apt/sources.list"
 	for s in sid experimental; do
 		echo "deb [arch=amd64,arm64,ppc64el,s390x,riscv64] http://deb.debian.org/debian $s main"
 	done >>"$apt/sources.list"

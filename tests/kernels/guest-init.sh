@@ -64,7 +64,26 @@ export FASTCPU_TEST_CALLS=100
 # Nothing of the library's has run before this line: boot.sh boots again a
 # kernel that panics before it (TCG's fault, not the library's).
 say "tests start"
+# boot.sh's exact mode: the tests of what the kernel does to sequences, in
+# both setups, under instruction counting (one host thread: a smaller
+# share of the calls), and what the library decided here.
+if grep -q 'matrix=exact' /proc/cmdline; then
+	export FASTCPU_STRESS=0.01 FASTCPU_TEST_SIGNAL_US=1000
+	run glibc-rseq-exact env CK_RUN_CASE=exact ./check-fastcpu
+	run own-rseq-exact env CK_RUN_CASE=exact GLIBC_TUNABLES=glibc.pthread.rseq=0 ./check-fastcpu
+	say "sequences $("$BUILD/tools/fastcpu" info | sed -n 's/^sequences: *//p')"
+	say end
+	sync
+	poweroff -f
+fi
 run glibc-rseq ./check-fastcpu
+# boot.sh's suite mode (a kernel kept for one fault): the suite alone, in
+# glibc's setup (the exact boot has both).
+if grep -q 'matrix=suite' /proc/cmdline; then
+	say end
+	sync
+	poweroff -f
+fi
 run own-rseq env GLIBC_TUNABLES=glibc.pthread.rseq=0 ./check-fastcpu
 # A setup that did not take would test the other one twice.
 if ! grep -q '^setup: glibc rseq not registered' /tmp/out; then

@@ -67,6 +67,9 @@ done
 for f in $(find "$root$build" -type f); do
 	copy_needed "$f"
 done
+# glibc's pthread_cancel unwinds with libgcc_s, which it loads only then:
+# no program names it, and the cancellation tests need it.
+[ -e "$root/lib/$triplet/libgcc_s.so.1" ] || cp -L "$libdir/libgcc_s.so.1" "$root/lib/$triplet/"
 echo "BUILD=$build" >"$root/etc/matrix.env"
 
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"

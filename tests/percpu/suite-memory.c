@@ -322,6 +322,104 @@ START_TEST(percpu_clear_of_rseq_area_offsets)
 }
 END_TEST
 
+/*
+ * Beside a thread whose rseq area sits mid-page (a program-given stack puts
+ * it 2 KiB into a page) and one whose area sits at a page's start (where
+ * glibc puts its own threads' areas, under glibc's registration), an
+ * object of 2 KiB finds no room clear of both fences (63 blocks of 32
+ * bytes between them, each way round): it is placed packed then, not in a
+ * chunk of its own. 256 of them map at most four times their 512 KiB a
+ * copy, and 2,000 take well under a second. (At df232b9 each took a chunk
+ * of its own, and lay over a fence anyway: 64 MiB for 2 MiB packed;
+ * 2,000 objects, 504 MiB and 12.8 s.)
+ */
+#define MID_PAGE 2048
+#define GIVEN_STACK_BYTES ((size_t)256 << 10)
+#define TWO_KIB_SMALL 256
+#define TWO_KIB_MANY 2000
+
+static struct {
+	uintptr_t offset;		/* the thread's area's page offset */
+	size_t small_mapped;		/* mapped for the first 256 objects */
+	double many_ms;			/* the 2,000 objects' time */
+} mid_page;
+
+/* The calling thread's area's page offset, its fence learned. */
+static void *fence_here(void *unused)
+{
+	(void)unused;
+	fastcpu_percpu_free(fastcpu_percpu_alloc(8));
+	return (void *)(area_block() * 32);
+}
+
+static void *two_kib_objects(void *unused)
+{
+	static void *o[TWO_KIB_MANY];
+	size_t before = test_mapped_bytes();
+	double start = test_now_ms();
+
+	(void)unused;
+	mid_page.offset = area_block() * 32;
+	for (int i = 0; i < TWO_KIB_MANY; i++) {
+		ck_assert_ptr_nonnull(o[i] = fastcpu_percpu_alloc(2048));
+		if (i + 1 == TWO_KIB_SMALL)
+			mid_page.small_mapped = test_mapped_bytes() - before;
+	}
+	mid_page.many_ms = test_now_ms() - start;
+	for (int i = 0; i < TWO_KIB_MANY; i++)
+		fastcpu_percpu_free(o[i]);
+	return NULL;
+}
+
+/* A thread on the given stack, its top bytes above base, running work. */
+static void *on_given_stack(char *base, size_t top, void *(*work)(void *))
+{
+	pthread_attr_t given;
+	pthread_t t;
+	void *result;
+
+	pthread_attr_init(&given);
+	ck_assert_int_eq(pthread_attr_setstack(&given, base, top), 0);
+	ck_assert_int_eq(pthread_create(&t, &given, work, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, &result), 0);
+	pthread_attr_destroy(&given);
+	return result;
+}
+
+/* The stack's top that puts a thread's area at target in its page, or
+ * up to 63 bytes below: the area follows the top (static TLS, or glibc's
+ * struct pthread, just under it), lowered by whole cache lines. */
+static size_t top_for(char *stack, uintptr_t target)
+{
+	uintptr_t aligned = (uintptr_t)on_given_stack(stack, GIVEN_STACK_BYTES, fence_here);
+
+	return GIVEN_STACK_BYTES - ((aligned + 4096 - target) % 4096 + 63) / 64 * 64 % 4096;
+}
+
+START_TEST(percpu_beside_mid_page_area)
+{
+	char *stack = mmap(NULL, GIVEN_STACK_BYTES, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t packed = (size_t)TWO_KIB_SMALL * 2048 * (size_t)fastcpu_cid_limit();
+
+	ck_assert_ptr_ne(stack, MAP_FAILED);
+	if (area_block() == UINTPTR_MAX)
+		return;		/* no area, no fence */
+	(void)on_given_stack(stack, top_for(stack, 0), fence_here);
+	(void)on_given_stack(stack, top_for(stack, MID_PAGE), two_kib_objects);
+	printf("percpu_beside_mid_page_area: area at %lu of its page; 256 objects of 2 KiB mapped "
+	       "%zu KiB (packed: %zu KiB), 2,000 took %.1f ms\n", (unsigned long)mid_page.offset,
+	       mid_page.small_mapped >> 10, packed >> 10, mid_page.many_ms);
+	ck_assert_msg(MID_PAGE - mid_page.offset < 64, "the area at %lu of its page, not %d",
+		      (unsigned long)mid_page.offset, MID_PAGE);
+	ck_assert_msg(mid_page.small_mapped <= 4 * packed, "256 objects of 2 KiB mapped %zu KiB",
+		      mid_page.small_mapped >> 10);
+	ck_assert_msg(mid_page.many_ms < (test_instrumented() ? 20000 : 1000),
+		      "2,000 objects of 2 KiB took %.0f ms", mid_page.many_ms);
+	munmap(stack, GIVEN_STACK_BYTES);
+}
+END_TEST
+
 /* Whether sysfs says node has memory of its own. */
 static bool node_has_memory(unsigned int node)
 {
@@ -478,6 +576,7 @@ Suite *suite_memory(void)
 	tcase_add_test(tc, percpu_fork_child_copies);
 	test_add_respawning(tc, percpu_fork_in_programs_handlers, 0, 1);
 	tcase_add_test(tc, percpu_clear_of_rseq_area_offsets);
+	tcase_add_test(tc, percpu_beside_mid_page_area);
 	tcase_add_test(tc, percpu_copies_on_their_nodes);
 	tcase_add_test(tc, million_counters_exact);
 	tcase_add_test(tc, counter_of_release_0_3);

@@ -243,7 +243,7 @@ static struct {
 	long *counters[COUNTERS];	/* per-CPU memory, side by side */
 	unsigned long handler_calls, handler_adds;
 	unsigned long twice, retagged, nulls;
-	int workers_with_area, fork_child_wrong;
+	int workers_running_sequences, fork_child_wrong;
 } ss;
 
 static void take(struct tagged *o, long holder)
@@ -327,8 +327,8 @@ static void *stress_worker(void *index)
 	ck_assert_ptr_nonnull(held);
 	test_stress_enlist((int)me);
 	(void)fastcpu_sched_getcpu();
-	if (strncmp(fastcpu_backend(), "rseq", 4) == 0)
-		__atomic_fetch_add(&ss.workers_with_area, 1, __ATOMIC_RELAXED);
+	if (fastcpu_private_runs_sequences())
+		__atomic_fetch_add(&ss.workers_running_sequences, 1, __ATOMIC_RELAXED);
 	for (long i = 0; i < ss.iterations; i++) {
 		int n = 1 + (int)(rand_r(&seed) % HELD);
 
@@ -411,7 +411,7 @@ static void objcache_stress(size_t size)
 		test_stress_run(n, stress_worker, on_signal);
 		rounds++;
 		census(ss.cache, &c);
-	} while (SEQUENCES && ss.workers_with_area > 0 &&
+	} while (SEQUENCES && ss.workers_running_sequences > 0 &&
 		 c.aborts + __atomic_load_n(&aborts_inline, __ATOMIC_RELAXED) == aborts_before &&
 		 test_now_ms() - start < 30000);
 	give_back_exchange();
@@ -420,7 +420,7 @@ static void objcache_stress(size_t size)
 	ck_assert_uint_eq(ss.nulls, 0);
 	ck_assert_int_eq(ss.fork_child_wrong, 0);
 	check_whole(ss.cache, 0);
-	if (SEQUENCES && ss.workers_with_area > 0)
+	if (SEQUENCES && ss.workers_running_sequences > 0)
 		ck_assert_msg(c.aborts + aborts_inline > aborts_before,
 			      "the cache's sequences ran, none aborted");
 	for (int k = 0; k < COUNTERS; k++) {
@@ -457,7 +457,7 @@ START_TEST(objcache_exact_each_fallback)
 	if (TEST_RESPAWN(fallbacks[_i]))
 		return;
 	objcache_stress(sizeof(struct tagged));
-	ck_assert_int_eq(ss.workers_with_area, 0);
+	ck_assert_int_eq(ss.workers_running_sequences, 0);
 }
 END_TEST
 
@@ -560,7 +560,7 @@ START_TEST(objcache_exact_one_thread_refused)
 	ck_assert_int_eq(pthread_join(refused, NULL), 0);
 	test_signal_stop();
 	give_back_exchange();
-	ck_assert_int_eq(ss.workers_with_area, 1);
+	ck_assert_int_eq(ss.workers_running_sequences, fastcpu_private_runs_sequences());
 	ck_assert_uint_eq(ss.twice, 0);
 	ck_assert_uint_eq(ss.retagged, 0);
 	ck_assert_uint_eq(ss.nulls, 0);
@@ -702,13 +702,14 @@ Suite *suite_objcache(void)
 {
 	Suite *s = suite_create("objcache");
 	TCase *tc = tcase_create("default");
+	TCase *exact = test_exactness_case();
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, objcache_bad_input);
 	tcase_add_test(tc, objcache_called_out_of_line);
 	tcase_add_test(tc, objcache_sizes_and_alignments);
 	tcase_add_test(tc, objcache_poisoned_while_free);
-	tcase_add_loop_test(tc, objcache_exact_under_stress, 0, 2);
+	tcase_add_loop_test(exact, objcache_exact_under_stress, 0, 2);
 	test_add_respawning(tc, objcache_exact_each_fallback, 0, 3);
 	test_add_respawning(tc, objcache_fork_while_lists_overflow, 0, 1);
 	/* glibc aborts a new thread whose rseq registration fails */
@@ -716,6 +717,7 @@ Suite *suite_objcache(void)
 		tcase_add_test(tc, objcache_exact_one_thread_refused);
 	tcase_add_test(tc, objcache_bounded_however_many_threads);
 	tcase_add_test(tc, objcache_destroy_gives_back);
+	suite_add_tcase(s, exact);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,6 +24,7 @@ static __thread unsigned long aborts_here;
 #include "expect.h"
 #include "fastcpu.h"
 #include "helpers.h"
+#include "private.h"
 
 /*
  * In the shape of the kernel's rseq param_test: four threads per allowed
@@ -62,7 +63,7 @@ static struct {
 	int handler_calls;
 	int double_pops;		/* a node popped while taken */
 	unsigned long aborts;
-	int workers_with_area;
+	int workers_running_sequences;
 	int fork_child_wrong;
 } st;
 
@@ -150,9 +151,9 @@ static void fork_and_check_child(void)
 static void *worker(void *index)
 {
 	test_stress_enlist((int)(intptr_t)index);
-	(void)fastcpu_sched_getcpu();	/* attach: does this thread have an area? */
-	if (strncmp(fastcpu_backend(), "rseq", 4) == 0)
-		__atomic_fetch_add(&st.workers_with_area, 1, __ATOMIC_RELAXED);
+	(void)fastcpu_sched_getcpu();	/* attach: does this thread run sequences? */
+	if (fastcpu_private_runs_sequences())
+		__atomic_fetch_add(&st.workers_running_sequences, 1, __ATOMIC_RELAXED);
 	for (long i = 0; i < st.iterations; i++) {
 		work_once(i);
 		if (i == st.iterations / 2 && (intptr_t)index == 0 && st.kind == COUNTER)
@@ -196,7 +197,7 @@ static int run_rounds(int count)
 	do {
 		run_workers(count);
 		rounds++;
-	} while (SEQUENCES && st.workers_with_area > 0 && st.aborts == 0 &&
+	} while (SEQUENCES && st.workers_running_sequences > 0 && st.aborts == 0 &&
 		 test_now_ms() - start < 30000);
 	return rounds;
 }
@@ -204,9 +205,9 @@ static int run_rounds(int count)
 /* Where the workers ran sequences, the kernel aborted some of them. */
 static void check_aborts(void)
 {
-	if (SEQUENCES && st.workers_with_area > 0)
+	if (SEQUENCES && st.workers_running_sequences > 0)
 		ck_assert_msg(st.aborts > 0, "%d workers ran sequences, none aborted",
-			      st.workers_with_area);
+			      st.workers_running_sequences);
 	else
 		ck_assert_uint_eq(st.aborts, 0);
 }
@@ -503,7 +504,7 @@ START_TEST(counter_exact_each_fallback)
 	if (TEST_RESPAWN(fallbacks[_i / 2]))
 		return;
 	counter_stress(_i % 2);
-	ck_assert_int_eq(st.workers_with_area, 0);
+	ck_assert_int_eq(st.workers_running_sequences, 0);
 }
 END_TEST
 
@@ -566,7 +567,7 @@ START_TEST(counter_exact_one_thread_refused)
 	for (int i = 0; i < st.limit; i++)
 		sum += (unsigned long)st.slots[i].word;
 	ck_assert_uint_eq(sum, 2 * (unsigned long)expected_per_worker() + st.handler_adds);
-	ck_assert_int_eq(st.workers_with_area, 1);
+	ck_assert_int_eq(st.workers_running_sequences, fastcpu_private_runs_sequences());
 	/* the refused one used the upper half, the other the lower */
 	sum = 0;
 	for (int i = st.limit / 2; i < st.limit; i++)
@@ -837,6 +838,81 @@ START_TEST(lock_waiter_gives_way)
 END_TEST
 
 /*
+ * A thread waiting in fastcpu_percpu_lock() for the lock another thread
+ * holds (both on one CPU, one slot), cancelled (deferred): no function of
+ * the library is a cancellation point (glibc's pthread_mutex_lock is not
+ * either), so it returns with the lock once given, and the cancel acts at
+ * its own next cancellation point. The wait once slept in nanosleep(), and
+ * the waiter was cancelled inside the library. With sequences where the
+ * process has them, then in the upper half.
+ */
+static struct {
+	char *slots;
+	int calling, returned;
+} cancelled;
+
+static void *lock_then_test_cancel(void *unused)
+{
+	int slot;
+
+	(void)unused;
+	__atomic_store_n(&cancelled.calling, 1, __ATOMIC_RELEASE);
+	slot = fastcpu_percpu_lock(cancelled.slots, STRIDE, FASTCPU_BY_CPU);
+	__atomic_store_n(&cancelled.returned, 1, __ATOMIC_RELEASE);
+	fastcpu_percpu_unlock(cancelled.slots, STRIDE, slot);
+	pthread_testcancel();
+	return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+START_TEST(lock_waiter_cancelled_returns_with_the_lock)
+{
+	int cpu = test_first_allowed(), slot;
+	pthread_attr_t attr;
+	pthread_t waiter;
+	cpu_set_t one;
+	void *result;
+
+	if (_i == 1 && TEST_RESPAWN("FASTCPU_BACKEND=syscall", "GLIBC_TUNABLES=glibc.pthread.rseq=0"))
+		return;
+	memset(&cancelled, 0, sizeof(cancelled));
+	cancelled.slots = aligned_alloc(STRIDE, (size_t)fastcpu_cid_limit() * STRIDE);
+	ck_assert_ptr_nonnull(cancelled.slots);
+	memset(cancelled.slots, 0, (size_t)fastcpu_cid_limit() * STRIDE);
+	test_pin(cpu);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ck_assert_int_eq(pthread_attr_init(&attr), 0);
+	ck_assert_int_eq(pthread_attr_setaffinity_np(&attr, sizeof(one), &one), 0);
+	slot = fastcpu_percpu_lock(cancelled.slots, STRIDE, FASTCPU_BY_CPU);
+	ck_assert_int_eq(pthread_create(&waiter, &attr, lock_then_test_cancel, NULL), 0);
+	pthread_attr_destroy(&attr);
+	while (!__atomic_load_n(&cancelled.calling, __ATOMIC_ACQUIRE))
+		sched_yield();
+	sleep_ms(50);		/* past its spins and yields: it sleeps */
+	ck_assert_msg(!__atomic_load_n(&cancelled.returned, __ATOMIC_ACQUIRE),
+		      "the waiter took a lock that was held");
+	ck_assert_int_eq(pthread_cancel(waiter), 0);
+	sleep_ms(20);		/* the cancel delivered while it waits */
+	fastcpu_percpu_unlock(cancelled.slots, STRIDE, slot);
+	ck_assert_int_eq(pthread_join(waiter, &result), 0);
+	ck_assert_ptr_eq(result, PTHREAD_CANCELED);
+	ck_assert_msg(__atomic_load_n(&cancelled.returned, __ATOMIC_ACQUIRE),
+		      "the waiter was cancelled inside fastcpu_percpu_lock()");
+	slot = fastcpu_percpu_lock(cancelled.slots, STRIDE, FASTCPU_BY_CPU);
+	fastcpu_percpu_unlock(cancelled.slots, STRIDE, slot);
+	free(cancelled.slots);
+}
+END_TEST
+
+/*
  * The lock and the kernel's time-slice extension. The area's words, from
  * the published cpu_id: flags (the kernel's), slice_ctrl's request and
  * granted bytes. Where the kernel offers the extension to the thread's
@@ -913,19 +989,22 @@ Suite *suite_percpu(void)
 	Suite *s = suite_create("percpu");
 	TCase *tc = tcase_create("default");
 
+	TCase *exact = test_exactness_case();
+
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, descriptors_follow_the_abi);
 	tcase_add_test(tc, counter_type);
 	tcase_add_test(tc, inline_words_from_any_mix_of_offsets);
-	tcase_add_loop_test(tc, counter_exact_under_stress, 0, 2);
-	tcase_add_loop_test(tc, lock_guards_plain_counter, 0, 2);
-	tcase_add_loop_test(tc, list_every_node_once, 0, 2);
+	tcase_add_loop_test(exact, counter_exact_under_stress, 0, 2);
+	tcase_add_loop_test(exact, lock_guards_plain_counter, 0, 2);
+	tcase_add_loop_test(exact, list_every_node_once, 0, 2);
 	test_add_respawning(tc, counter_exact_each_fallback, 0, 6);
 	test_add_respawning(tc, upper_pop_handlers_never_wait_in_a_circle, 0, 1);
 	test_add_respawning(tc, upper_pop_never_empty_by_mistake, 0,
 			    (int)(sizeof(strides) / sizeof(strides[0])));
 	test_add_respawning(tc, upper_pop_after_fork, 0, 1);
 	tcase_add_loop_test(tc, lock_waiter_gives_way, 0, 2);
+	test_add_respawning(tc, lock_waiter_cancelled_returns_with_the_lock, 0, 2);
 	tcase_add_test(tc, lock_asks_for_more_time_where_offered);
 	if (test_seccomp_works())
 		test_add_respawning(tc, add_when_nothing_answers, 0, 2);
@@ -933,6 +1012,7 @@ Suite *suite_percpu(void)
 	if (test_seccomp_works() && !test_glibc_registered_rseq() &&
 	    test_kernel_rseq_usable())
 		tcase_add_loop_test(tc, counter_exact_one_thread_refused, 0, 2);
+	suite_add_tcase(s, exact);
 	suite_add_tcase(s, tc);
 	return s;
 }
