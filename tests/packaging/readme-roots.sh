@@ -20,12 +20,9 @@ mirror=${FASTCPU_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 mkdir -p "$work"
 work=$(realpath "$work")
 root=
-
-unmount() {
-	[ -n "$root" ] || return 0
-	umount -R "$root/dev" "$root/sys" "$root/proc" 2>/dev/null || true
-}
-trap unmount EXIT INT TERM
+. "$top/tests/harness/root-mounts.sh"
+trap '[ -z "$root" ] || root_unmount "$root"' EXIT
+trap 'exit 1' INT TERM
 
 # extract DIR: the marked sh blocks as DIR/block1.sh, block2.sh ... and the
 # first C block as DIR/app.c.
@@ -49,15 +46,14 @@ in_root() {
 
 for suite in "$@"; do
 	root=$work/$suite
-	rm -rf "$root" "$root".*.log
+	root_remove "$root"
+	rm -f "$root".*.log
 	mkdir -p "$root"
 	t0=$(date +%s)
 	debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
 		{ tail -20 "$root.debootstrap.log"; exit 1; }
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	mount -t proc proc "$root/proc"
-	mount --rbind /sys "$root/sys"
-	mount --rbind /dev "$root/dev"
+	root_mount "$root"
 	mkdir -p "$root/root/libfastcpu" "$root/root/readme"
 	git -C "$top" archive HEAD | tar -x -C "$root/root/libfastcpu"
 	extract "$root/root/readme"
@@ -86,8 +82,7 @@ for suite in "$@"; do
 	in_root "$root.example.log" "./a.out" || { cat "$root.example.log"; exit 1; }
 	echo "readme-roots.sh: $suite: the README's C example runs: $(cat "$root.example.log")"
 	grep -E '^(fastcpu-bench|this machine has|libfastcpu|backend)' "$root".block*.log | head -n 6 || true
-	unmount
-	rm -rf "$root"
+	root_remove "$root"
 	root=
 	echo "readme-roots.sh: $suite: every README command worked, $(($(date +%s) - t0)) s in all"
 done

@@ -8,6 +8,8 @@
 set -eu
 tarball=$(realpath "$1")
 root=${2:-${TMPDIR:-/tmp}/fastcpu-bullseye}
+mkdir -p "$root"
+root=$(realpath "$root")
 name=$(basename "$tarball" .tar.xz)
 
 if [ ! -x "$root/usr/bin/gcc" ]; then
@@ -17,11 +19,11 @@ if [ ! -x "$root/usr/bin/gcc" ]; then
 		bullseye "$root" http://deb.debian.org/debian >"$root.log" 2>&1 ||
 		{ tail -20 "$root.log"; exit 1; }
 fi
-# /proc and /sys for the tests (affinity, NUMA nodes), /dev for /dev/null.
-mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys"
-mount --rbind /dev "$root/dev"
-trap 'umount -R "$root/dev" "$root/sys" "$root/proc" 2>/dev/null || true' EXIT INT TERM
+. "$(dirname "$0")/../harness/root-mounts.sh"
+root_unmount "$root"
+root_mount "$root"
+trap 'root_unmount "$root"' EXIT
+trap 'exit 1' INT TERM
 cp "$tarball" "$root/tmp/"
 chroot "$root" /bin/sh -eu -c "
 	cd /tmp && rm -rf $name && tar xf $name.tar.xz && cd $name
