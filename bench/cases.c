@@ -141,35 +141,40 @@ static LOOP_CALL(loop_rdtscp, ASK_RDTSCP)
 #endif
 
 static const struct {
-	const char *name;
+	const char *key, *name;
 	bench_loop_fn reading;	/* Table 1's loop; NULL: Table 7 only */
 } ways[WAYS] = {
-	[WAY_NOTHING] = { "empty loop (not subtracted)", loop_empty },
-	[WAY_RSEQ_LOAD] = { "rseq cpu_id load (bare)", loop_rseq_load },
-	[WAY_CURRENT_CPU] = { "fastcpu_current_cpu() inline", loop_current_cpu },
-	[WAY_EMPTY_CALL] = { "empty function call (the floor)", loop_empty_call },
-	[WAY_FASTCPU_SCHED] = { "libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu },
-	[WAY_GLIBC_SCHED] = { "glibc sched_getcpu()", loop_glibc_sched_getcpu },
-	[WAY_FASTCPU_GETCPU] = { "libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu },
-	[WAY_GLIBC_GETCPU] = { "glibc getcpu(&c, &n)", loop_glibc_getcpu },
-	[WAY_FASTCPU_GETCPU_GENERIC] = { "libfastcpu getcpu(&c, NULL)",
+	[WAY_NOTHING] = { "empty_loop", "empty loop (not subtracted)", loop_empty },
+	[WAY_RSEQ_LOAD] = { "rseq_load", "rseq cpu_id load (bare)", loop_rseq_load },
+	[WAY_CURRENT_CPU] = { "fastcpu_current_cpu", "fastcpu_current_cpu() inline", loop_current_cpu },
+	[WAY_EMPTY_CALL] = { "empty_call", "empty function call (the floor)", loop_empty_call },
+	[WAY_FASTCPU_SCHED] = { "fastcpu_sched_getcpu", "libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu },
+	[WAY_GLIBC_SCHED] = { "glibc_sched_getcpu", "glibc sched_getcpu()", loop_glibc_sched_getcpu },
+	[WAY_FASTCPU_GETCPU] = { "fastcpu_getcpu", "libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu },
+	[WAY_GLIBC_GETCPU] = { "glibc_getcpu", "glibc getcpu(&c, &n)", loop_glibc_getcpu },
+	[WAY_FASTCPU_GETCPU_GENERIC] = { "fastcpu_getcpu_generic", "libfastcpu getcpu(&c, NULL)",
 					 loop_fastcpu_getcpu_generic },
-	[WAY_GLIBC_GETCPU_GENERIC] = { "glibc getcpu(&c, NULL)", loop_glibc_getcpu_generic },
-	[WAY_VDSO] = { "vDSO getcpu, called directly", loop_vdso_getcpu },
-	[WAY_RDPID] = { "RDPID inline", X86_ONLY(loop_rdpid) },
-	[WAY_LSL] = { "LSL inline", X86_ONLY(loop_lsl) },
-	[WAY_RDTSCP] = { "RDTSCP inline", X86_ONLY(loop_rdtscp) },
-	[WAY_SYSCALL] = { "getcpu system call", loop_syscall_getcpu },
-	[WAY_FASTCPU_CID] = { "libfastcpu fastcpu_cid()", NULL },
-	[WAY_CURRENT_CPU_NODE] = { "fastcpu_current_cpu_node() inline", NULL },
-	[WAY_CURRENT_CID] = { "fastcpu_current_cid() inline", NULL },
-	[WAY_LEAF_NO_STORE] = { "leaf, one load, no store (shape)", NULL },
-	[WAY_LEAF_ONE_STORE] = { "leaf, one load, one store (shape)", NULL },
+	[WAY_GLIBC_GETCPU_GENERIC] = { "glibc_getcpu_generic", "glibc getcpu(&c, NULL)", loop_glibc_getcpu_generic },
+	[WAY_VDSO] = { "vdso_getcpu", "vDSO getcpu, called directly", loop_vdso_getcpu },
+	[WAY_RDPID] = { "rdpid", "RDPID inline", X86_ONLY(loop_rdpid) },
+	[WAY_LSL] = { "lsl", "LSL inline", X86_ONLY(loop_lsl) },
+	[WAY_RDTSCP] = { "rdtscp", "RDTSCP inline", X86_ONLY(loop_rdtscp) },
+	[WAY_SYSCALL] = { "syscall", "getcpu system call", loop_syscall_getcpu },
+	[WAY_FASTCPU_CID] = { "fastcpu_cid", "libfastcpu fastcpu_cid()", NULL },
+	[WAY_CURRENT_CPU_NODE] = { "fastcpu_current_cpu_node", "fastcpu_current_cpu_node() inline", NULL },
+	[WAY_CURRENT_CID] = { "fastcpu_current_cid", "fastcpu_current_cid() inline", NULL },
+	[WAY_LEAF_NO_STORE] = { "leaf_no_store", "leaf, one load, no store (shape)", NULL },
+	[WAY_LEAF_ONE_STORE] = { "leaf_one_store", "leaf, one load, one store (shape)", NULL },
 };
 
 const char *way_name(enum way w)
 {
 	return ways[w].name;
+}
+
+const char *way_key(enum way w)
+{
+	return ways[w].key;
 }
 
 bool way_here(enum way w)
@@ -201,6 +206,7 @@ void cases_reading(struct bench_result cases[WAYS])
 	for (int w = 0; w < WAYS; w++)
 		cases[w] = (struct bench_result){
 			.name = ways[w].name,
+			.key = ways[w].key,
 			.loop = way_here((enum way)w) ? ways[w].reading : NULL,
 		};
 }

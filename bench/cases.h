@@ -89,6 +89,7 @@ enum way {
 
 /* The row's name (Table 7 gives its WAY_NOTHING a name of its own). */
 const char *way_name(enum way w);
+const char *way_key(enum way w);
 /* Whether this machine and process can ask that way (glibc's getcpu,
  * the vDSO's, RDPID, the thread's rseq area where <fastcpu.h> reads it). */
 bool way_here(enum way w);

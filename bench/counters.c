@@ -30,6 +30,21 @@ const char *const counter_names[COUNTER_KINDS] = {
 	"librseq-shaped per-CPU add (reference)",
 };
 
+const char *const counter_keys[COUNTER_KINDS] = {
+	[COUNTER_EMPTY] = "empty_loop",
+	[COUNTER_GLOBAL_PLAIN] = "global_plain",
+	[COUNTER_PERCPU_RSEQ] = "fastcpu_counter_add",
+	[COUNTER_PERCID_RSEQ] = "fastcpu_percpu_add_cid",
+	[COUNTER_PERCPU_LOCK] = "fastcpu_percpu_lock",
+	[COUNTER_ATOMIC_ADD] = "global_atomic_add",
+	[COUNTER_CAS_LOOP] = "global_cas_loop",
+	[COUNTER_MUTEX] = "global_mutex",
+	[COUNTER_PERCPU_FASTCPU] = "shard_fastcpu_current_cpu",
+	[COUNTER_PERCPU_GLIBC] = "shard_glibc_sched_getcpu",
+	[COUNTER_PERCID_FASTCPU] = "shard_fastcpu_current_cid",
+	[COUNTER_REFERENCE] = "librseq_percpu_add",
+};
+
 #define SHARDS 1024	/* a CPU number beyond wraps: still right, less fast */
 #define STRIDE 128	/* no false sharing, even with the pair prefetcher */
 

@@ -27,7 +27,9 @@ enum counter_kind {
 	COUNTER_KINDS
 };
 
+/* Each kind's row name and its key for machines (struct bench_result). */
 extern const char *const counter_names[COUNTER_KINDS];
+extern const char *const counter_keys[COUNTER_KINDS];
 
 /* Makes the library's counter and the per-CPU locks (after the calling
  * thread's first call, in the process as configured). */

@@ -208,6 +208,7 @@ static void counter_tables(struct report *r)
 	for (int k = 0; k < COUNTER_KINDS; k++)
 		r->counter_one[k] = (struct bench_result){
 			.name = counter_names[k],
+			.key = counter_keys[k],
 			.loop = counter_available(k, 1) ? counter_measure_loops[k] : NULL,
 		};
 	bench_measure(r->counter_one, COUNTER_KINDS, &cfg);

@@ -148,6 +148,7 @@ static struct bench_result row_case(const struct latency_row *row, bool chained)
 	return (struct bench_result){
 		.name = row->way == WAY_NOTHING ? "the work alone (not subtracted)" :
 			way_name(row->way),
+		.key = row->way == WAY_NOTHING ? "work_alone" : way_key(row->way),
 		.loop = chained ? row->chain : row->add,
 	};
 }

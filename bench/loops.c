@@ -99,19 +99,19 @@ bool loops_init(void)
 
 /* reference: a row of this benchmark's librseq-style code. */
 static const struct {
-	const char *name;
+	const char *key, *name;
 	bench_loop_fn loop;
 	bool reference;
 } cases[LOOP_CASES] = {
-	[LOOP_EMPTY] = { "empty loop (not subtracted)", loop_empty, false },
-	[LOOP_FLOOR] = { "floor: bare cpu_id load, address hoisted", loop_floor, true },
-	[LOOP_RAW] = { "librseq-style raw cpu_id read", loop_raw, true },
-	[LOOP_CHECKED] = { "librseq-style checked read", loop_checked, true },
-	[LOOP_CURRENT_CPU] = { "fastcpu_current_cpu()", loop_current_cpu, false },
-	[LOOP_RAW_PAIR] = { "librseq-style cpu_id + node_id reads", loop_raw_pair, true },
-	[LOOP_PAIR] = { "fastcpu_current_cpu_node()", loop_pair, false },
-	[LOOP_RAW_CID] = { "librseq-style raw mm_cid read", loop_raw_cid, true },
-	[LOOP_CID] = { "fastcpu_current_cid()", loop_cid, false },
+	[LOOP_EMPTY] = { "empty_loop", "empty loop (not subtracted)", loop_empty, false },
+	[LOOP_FLOOR] = { "floor_cpu_id_load", "floor: bare cpu_id load, address hoisted", loop_floor, true },
+	[LOOP_RAW] = { "librseq_raw_cpu_id", "librseq-style raw cpu_id read", loop_raw, true },
+	[LOOP_CHECKED] = { "librseq_checked_cpu_id", "librseq-style checked read", loop_checked, true },
+	[LOOP_CURRENT_CPU] = { "fastcpu_current_cpu", "fastcpu_current_cpu()", loop_current_cpu, false },
+	[LOOP_RAW_PAIR] = { "librseq_raw_cpu_node", "librseq-style cpu_id + node_id reads", loop_raw_pair, true },
+	[LOOP_PAIR] = { "fastcpu_current_cpu_node", "fastcpu_current_cpu_node()", loop_pair, false },
+	[LOOP_RAW_CID] = { "librseq_raw_mm_cid", "librseq-style raw mm_cid read", loop_raw_cid, true },
+	[LOOP_CID] = { "fastcpu_current_cid", "fastcpu_current_cid()", loop_cid, false },
 };
 
 void loops_cases(struct bench_result c[LOOP_CASES], bool reference_rows)
@@ -119,6 +119,7 @@ void loops_cases(struct bench_result c[LOOP_CASES], bool reference_rows)
 	for (int i = 0; i < LOOP_CASES; i++)
 		c[i] = (struct bench_result){
 			.name = cases[i].name,
+			.key = cases[i].key,
 			.loop = reference_rows || !cases[i].reference ? cases[i].loop : NULL,
 		};
 }

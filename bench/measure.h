@@ -27,6 +27,7 @@ typedef unsigned long (*bench_loop_fn)(unsigned long iters);
  * indexed by an id of its own; a case this machine lacks has no loop. */
 struct bench_result {
 	const char *name;
+	const char *key;	/* for machines (CSV, JSON, plot.sh): [a-z0-9_], kept when name's words change */
 	bench_loop_fn loop;
 	double best_ns, median_ns;
 	double q1_ns, q3_ns;

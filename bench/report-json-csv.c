@@ -7,37 +7,37 @@
 #include "report-aims.h"
 #include "table.h"
 
-/* What a setup row measured, by its JSON key and its CSV name (NULL: in
- * the JSON only), and what it needs to have been measured (the CSV
+/* What a setup row measured, by its JSON key, its CSV key and name (NULL:
+ * in the JSON only), and what it needs to have been measured (the CSV
  * leaves out what was not). */
 enum field_needs { ANY_ROW, GETCPU_ROW, COUNTER_ROW };
 #define AT(field) offsetof(struct setup_result, field)
 static const struct setup_field {
-	const char *json, *csv;
+	const char *json, *key, *csv;
 	size_t at;
 	enum field_needs needs;
 } setup_fields[] = {
-	{ "sched_getcpu", "libfastcpu sched_getcpu()", AT(sched), ANY_ROW },
-	{ "plain_sched_getcpu", "plain sched_getcpu()", AT(plain_sched), ANY_ROW },
-	{ "getcpu", "libfastcpu getcpu(&c, &n)", AT(getcpu), GETCPU_ROW },
-	{ "plain_getcpu", "plain getcpu(&c, &n)", AT(plain_getcpu), GETCPU_ROW },
-	{ "getcpu_generic", NULL, AT(generic), ANY_ROW },
-	{ "syscall", NULL, AT(syscall), ANY_ROW },
-	{ "locked_add_alone", "locked add alone", AT(add_alone), ANY_ROW },
-	{ "locked_add: sched_getcpu", "libfastcpu sched_getcpu() + locked add", AT(sched_add),
+	{ "sched_getcpu", "sched_getcpu", "libfastcpu sched_getcpu()", AT(sched), ANY_ROW },
+	{ "plain_sched_getcpu", "plain_sched_getcpu", "plain sched_getcpu()", AT(plain_sched), ANY_ROW },
+	{ "getcpu", "getcpu", "libfastcpu getcpu(&c, &n)", AT(getcpu), GETCPU_ROW },
+	{ "plain_getcpu", "plain_getcpu", "plain getcpu(&c, &n)", AT(plain_getcpu), GETCPU_ROW },
+	{ "getcpu_generic", "getcpu_generic", NULL, AT(generic), ANY_ROW },
+	{ "syscall", "syscall", NULL, AT(syscall), ANY_ROW },
+	{ "locked_add_alone", "locked_add_alone", "locked add alone", AT(add_alone), ANY_ROW },
+	{ "locked_add: sched_getcpu", "locked_add_sched_getcpu", "libfastcpu sched_getcpu() + locked add", AT(sched_add),
 	  ANY_ROW },
-	{ "locked_add: plain_sched_getcpu", "plain sched_getcpu() + locked add",
+	{ "locked_add: plain_sched_getcpu", "locked_add_plain_sched_getcpu", "plain sched_getcpu() + locked add",
 	  AT(plain_sched_add), ANY_ROW },
-	{ "locked_add: getcpu", "libfastcpu getcpu(&c, &n) + locked add", AT(getcpu_add),
+	{ "locked_add: getcpu", "locked_add_getcpu", "libfastcpu getcpu(&c, &n) + locked add", AT(getcpu_add),
 	  GETCPU_ROW },
-	{ "locked_add: plain_getcpu", "plain getcpu(&c, &n) + locked add", AT(plain_getcpu_add),
+	{ "locked_add: plain_getcpu", "locked_add_plain_getcpu", "plain getcpu(&c, &n) + locked add", AT(plain_getcpu_add),
 	  GETCPU_ROW },
-	{ "counter_add", "fastcpu_counter_add()", AT(counter), COUNTER_ROW },
-	{ "own_shard_atomic", "atomic add on own shard", AT(shard), COUNTER_ROW },
-	{ "objcache_pair", "objcache alloc+free", AT(objcache_pair), COUNTER_ROW },
-	{ "malloc_pair", "malloc+free", AT(malloc_pair), COUNTER_ROW },
-	{ "miss", NULL, AT(miss), ANY_ROW },
-	{ "hit", NULL, AT(hit), ANY_ROW },
+	{ "counter_add", "counter_add", "fastcpu_counter_add()", AT(counter), COUNTER_ROW },
+	{ "own_shard_atomic", "own_shard_atomic", "atomic add on own shard", AT(shard), COUNTER_ROW },
+	{ "objcache_pair", "objcache_pair", "objcache alloc+free", AT(objcache_pair), COUNTER_ROW },
+	{ "malloc_pair", "malloc_pair", "malloc+free", AT(malloc_pair), COUNTER_ROW },
+	{ "miss", "miss", NULL, AT(miss), ANY_ROW },
+	{ "hit", "hit", NULL, AT(hit), ANY_ROW },
 };
 #define SETUP_FIELDS (sizeof(setup_fields) / sizeof(setup_fields[0]))
 
@@ -56,14 +56,23 @@ static bool field_measured(const struct setup_result *s, size_t k)
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-static void json_result(FILE *out, const char *key, const struct bench_result *b)
+/* A case's numbers as an object, with key where it is not NULL. */
+static void json_values(FILE *out, const char *key, const struct bench_result *b)
 {
-	fprintf(out, "\"%s\": {\"best_ns\": %.3f, \"median_ns\": %.3f", key,
-		b->best_ns, b->median_ns);
+	fputc('{', out);
+	if (key != NULL)
+		fprintf(out, "\"key\": \"%s\", ", key);
+	fprintf(out, "\"best_ns\": %.3f, \"median_ns\": %.3f", b->best_ns, b->median_ns);
 	if (b->best_cycles >= 0)
 		fprintf(out, ", \"best_cycles\": %.2f, \"median_cycles\": %.2f",
 			b->best_cycles, b->median_cycles);
 	fputc('}', out);
+}
+
+static void json_result(FILE *out, const char *name, const struct bench_result *b)
+{
+	fprintf(out, "\"%s\": ", name);
+	json_values(out, b->key, b);
 }
 
 /* A ratio, or null where it could not be measured. */
@@ -132,8 +141,8 @@ static void json_latency(const struct report *r, FILE *out)
 
 static void json_setup(const struct setup_result *s, enum setup_id id, FILE *out)
 {
-	fprintf(out, "%s\n    {\"setup\": \"%s\", \"served\": \"%s\"", id ? "," : "",
-		setup_name(id), s->served);
+	fprintf(out, "%s\n    {\"setup\": \"%s\", \"key\": \"%s\", \"served\": \"%s\"",
+		id ? "," : "", setup_name(id), setup_key(id), s->served);
 	if (s->served[0] == '\0') {
 		fprintf(out, ", \"not_run\": \"%s\"}", s->why_not);
 		return;
@@ -141,8 +150,8 @@ static void json_setup(const struct setup_result *s, enum setup_id id, FILE *out
 	for (int c = 0; c < SETUP_CELLS; c++)
 		json_ratio(out, setup_cell_names[c], report_setup_cell(s, (enum setup_cell)c));
 	for (size_t k = 0; k < SETUP_FIELDS; k++) {
-		fprintf(out, ", ");
-		json_result(out, setup_fields[k].json, field_of(s, k));
+		fprintf(out, ", \"%s\": ", setup_fields[k].json);
+		json_values(out, NULL, field_of(s, k));	/* its pointers are the row process's */
 	}
 	fputc('}', out);
 }
@@ -233,18 +242,19 @@ void report_json(const struct report *r, FILE *out)
 
 /* ---- CSV ------------------------------------------------------------------ */
 
-/* One row a number: table,"case",threads,best_ns,median_ns (threads 0
- * where it does not apply); case names are quoted, as they hold commas. */
-static void csv_row(FILE *out, const char *table, const char *name, int threads, double best,
-		    double median)
+/* One row a number: table,key,"case",threads,best_ns,median_ns (threads
+ * 0 where it does not apply). The key is for machines (plot.sh): unique
+ * within its table and threads, and kept when the case's words change;
+ * case names are quoted, as they hold commas. */
+static void csv_row(FILE *out, const char *table, const char *key, const char *name, int threads,
+		    double best, double median)
 {
-	table_csv(out, TABLE_NS, best, median, "%s,\"%s\",%d", table, name, threads);
+	table_csv(out, TABLE_NS, best, median, "%s,%s,\"%s\",%d", table, key, name, threads);
 }
 
-static void csv_case(FILE *out, const char *table, const char *name,
-		     const struct bench_result *b)
+static void csv_case(FILE *out, const char *table, const struct bench_result *b)
 {
-	csv_row(out, table, name, 0, b->best_ns, b->median_ns);
+	csv_row(out, table, b->key, b->name, 0, b->best_ns, b->median_ns);
 }
 
 /* The cases of a table keyed by id that ran, from id from on. */
@@ -253,7 +263,7 @@ static void csv_cases(FILE *out, const char *table, const struct bench_result *c
 {
 	for (int i = from; i < n; i++)
 		if (bench_ran(&cases[i]))
-			csv_case(out, table, cases[i].name, &cases[i]);
+			csv_case(out, table, &cases[i]);
 }
 
 static void csv_latency(const struct latency_table *t, FILE *out)
@@ -261,24 +271,27 @@ static void csv_latency(const struct latency_table *t, FILE *out)
 	for (int i = 0; i < t->count; i++) {
 		enum way w = t->order[i];
 
-		csv_case(out, "latency-locked-add", t->add[w].name, &t->add[w]);
-		csv_case(out, "latency-chained-load", t->chain[w].name, &t->chain[w]);
+		csv_case(out, "latency-locked-add", &t->add[w]);
+		csv_case(out, "latency-chained-load", &t->chain[w]);
 	}
 }
 
 static void csv_setups(const struct report *r, FILE *out)
 {
-	char name[160];
+	char key[96], name[160];
 
 	for (int id = 0; id < SETUP_COUNT; id++)
 		for (size_t k = 0; k < SETUP_FIELDS; k++) {
 			const struct setup_result *s = &r->setups[id];
+			const struct bench_result *b = field_of(s, k);
 
 			if (setup_fields[k].csv == NULL || !field_measured(s, k))
 				continue;
+			snprintf(key, sizeof(key), "%s.%s", setup_key((enum setup_id)id),
+				 setup_fields[k].key);
 			snprintf(name, sizeof(name), "%s: %s", setup_name((enum setup_id)id),
 				 setup_fields[k].csv);
-			csv_case(out, "setup", name, field_of(s, k));
+			csv_row(out, "setup", key, name, 0, b->best_ns, b->median_ns);
 		}
 }
 
@@ -288,7 +301,7 @@ static void csv_counters(const struct report *r, FILE *out)
 	for (int k = 1; k < COUNTER_KINDS; k++)
 		for (int t = 0; t < r->thread_counts; t++)
 			if (r->counter_ns[k][t] >= 0)
-				csv_row(out, "counters", counter_names[k], r->threads[t],
+				csv_row(out, "counters", counter_keys[k], counter_names[k], r->threads[t],
 					r->counter_best[k][t], r->counter_ns[k][t]);
 }
 
@@ -296,16 +309,16 @@ static void csv_counters(const struct report *r, FILE *out)
 static void csv_preempted(const struct preempted_table *t, FILE *out)
 {
 	if (t->ran)
-		csv_row(out, "preempted-lock", "waiter ns per acquisition, without the extension",
-			2, t->off.wait_ns, t->off.wait_ns);
+		csv_row(out, "preempted-lock", "waiter_without_extension",
+			"waiter ns per acquisition, without the extension", 2, t->off.wait_ns, t->off.wait_ns);
 	if (t->ran && t->offered)
-		csv_row(out, "preempted-lock", "waiter ns per acquisition, with the extension",
-			2, t->on.wait_ns, t->on.wait_ns);
+		csv_row(out, "preempted-lock", "waiter_with_extension",
+			"waiter ns per acquisition, with the extension", 2, t->on.wait_ns, t->on.wait_ns);
 }
 
 void report_csv(const struct report *r, FILE *out)
 {
-	fprintf(out, "table,case,threads,best_ns,median_ns\n");
+	fprintf(out, "table,key,case,threads,best_ns,median_ns\n");
 	csv_cases(out, "reading", r->reading, 0, WAYS);
 	csv_latency(&r->latency, out);
 	csv_cases(out, "loop", r->loops, 0, LOOP_CASES);

@@ -57,44 +57,57 @@ enum thread_state {
 enum needs { ANY_RUN, GLIBC_REGISTERS, GLIBC_DOES_NOT };
 
 static const struct setup {
-	const char *name;
+	const char *key, *name;
 	const char *owner;	/* the stand-in preloaded: librseq-owner<owner>.so */
 	const char *backend, *cache;	/* FASTCPU_BACKEND, FASTCPU_CACHE */
 	int backend_id;			/* the backend's fastcpu_backend_id(); 0: none forced */
 	enum thread_state thread;
 	enum needs needs;
 } setups[SETUP_COUNT] = {
-	[SETUP_GLIBC] = { "glibc's area", NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_REGISTERS },
-	[SETUP_OWN] = { "the library's own area", NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_DOES_NOT },
-	[SETUP_PUBLISHED_REGISTERED] = { "librseq-shaped owner, registered", "-published",
-		NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
-	[SETUP_PUBLISHED_UNREGISTERED] = { "librseq-shaped owner, never registered",
+	[SETUP_GLIBC] = { "glibc_area", "glibc's area",
+		NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_REGISTERS },
+	[SETUP_OWN] = { "own_area", "the library's own area",
+		NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_DOES_NOT },
+	[SETUP_PUBLISHED_REGISTERED] = { "librseq_owner_registered", "librseq-shaped owner, registered",
+		"-published", NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
+	[SETUP_PUBLISHED_UNREGISTERED] = { "librseq_owner_unregistered", "librseq-shaped owner, never registered",
 		"-published", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
-	[SETUP_REFCOUNT] = { "refcount owner (older librseq)", "-refcount", NULL, NULL, 0,
-		MAIN_THREAD, ANY_RUN },
-	[SETUP_EXPORTED_REGISTERED] = { "exported __rseq_abi, registered", "", NULL, NULL, 0,
-		OWNER_REGISTERS, ANY_RUN },
-	[SETUP_EXPORTED_UNREGISTERED] = { "exported __rseq_abi, never registered", "",
-		NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
-	[SETUP_OTHER_SIGNATURE] = { "owner of another signature", "-other", NULL, NULL, 0,
-		OWNER_REGISTERS, ANY_RUN },
-	[SETUP_SECCOMP] = { "rseq refused by seccomp (sandbox)", NULL, NULL, NULL, 0,
-		REFUSED_PROCESS, ANY_RUN },
-	[SETUP_RDPID] = { "forced rdpid", NULL, "rdpid", "off", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
-	[SETUP_RDPID_CACHE] = { "forced rdpid, cache on", NULL, "rdpid", "on", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
-	[SETUP_VDSO] = { "forced vdso", NULL, "vdso", "off", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
-	[SETUP_VDSO_CACHE] = { "forced vdso, cache on", NULL, "vdso", "on", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
-	[SETUP_SYSCALL] = { "forced syscall", NULL, "syscall", "off", FASTCPU_BACKEND_SYSCALL, MAIN_THREAD, ANY_RUN },
-	[SETUP_SYSCALL_CACHE] = { "forced syscall, cache on", NULL, "syscall", "on", FASTCPU_BACKEND_SYSCALL,
-		MAIN_THREAD, ANY_RUN },
-	[SETUP_VFORK] = { "vfork child", NULL, NULL, NULL, 0, VFORK_CHILD, ANY_RUN },
-	[SETUP_VFORK_FRESH] = { "vfork child, parent never asked", NULL, NULL, NULL, 0,
-		VFORK_CHILD_FRESH, ANY_RUN },
+	[SETUP_REFCOUNT] = { "refcount_owner", "refcount owner (older librseq)",
+		"-refcount", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
+	[SETUP_EXPORTED_REGISTERED] = { "exported_rseq_abi_registered", "exported __rseq_abi, registered",
+		"", NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
+	[SETUP_EXPORTED_UNREGISTERED] = { "exported_rseq_abi_unregistered", "exported __rseq_abi, never registered",
+		"", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
+	[SETUP_OTHER_SIGNATURE] = { "other_signature_owner", "owner of another signature",
+		"-other", NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
+	[SETUP_SECCOMP] = { "seccomp_refused", "rseq refused by seccomp (sandbox)",
+		NULL, NULL, NULL, 0, REFUSED_PROCESS, ANY_RUN },
+	[SETUP_RDPID] = { "forced_rdpid", "forced rdpid",
+		NULL, "rdpid", "off", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
+	[SETUP_RDPID_CACHE] = { "forced_rdpid_cache", "forced rdpid, cache on",
+		NULL, "rdpid", "on", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
+	[SETUP_VDSO] = { "forced_vdso", "forced vdso",
+		NULL, "vdso", "off", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
+	[SETUP_VDSO_CACHE] = { "forced_vdso_cache", "forced vdso, cache on",
+		NULL, "vdso", "on", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
+	[SETUP_SYSCALL] = { "forced_syscall", "forced syscall",
+		NULL, "syscall", "off", FASTCPU_BACKEND_SYSCALL, MAIN_THREAD, ANY_RUN },
+	[SETUP_SYSCALL_CACHE] = { "forced_syscall_cache", "forced syscall, cache on",
+		NULL, "syscall", "on", FASTCPU_BACKEND_SYSCALL, MAIN_THREAD, ANY_RUN },
+	[SETUP_VFORK] = { "vfork_child", "vfork child",
+		NULL, NULL, NULL, 0, VFORK_CHILD, ANY_RUN },
+	[SETUP_VFORK_FRESH] = { "vfork_child_fresh", "vfork child, parent never asked",
+		NULL, NULL, NULL, 0, VFORK_CHILD_FRESH, ANY_RUN },
 };
 
 const char *setup_name(enum setup_id id)
 {
 	return setups[id].name;
+}
+
+const char *setup_key(enum setup_id id)
+{
+	return setups[id].key;
 }
 
 const char *setup_backend(enum setup_id id)

@@ -55,8 +55,10 @@ struct setup_result {
 	struct bench_result miss, hit;
 };
 
-/* Each row's name, FASTCPU_BACKEND (NULL: none forced) and FASTCPU_CACHE. */
+/* Each row's name, its key for machines, FASTCPU_BACKEND (NULL: none
+ * forced) and FASTCPU_CACHE. */
 const char *setup_name(enum setup_id id);
+const char *setup_key(enum setup_id id);
 const char *setup_backend(enum setup_id id);
 /* The forced backend's fastcpu_backend_id(), cache off; 0 where none is. */
 int setup_backend_id(enum setup_id id);

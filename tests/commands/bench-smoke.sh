@@ -30,7 +30,12 @@ fi
 # those.
 ran=$(printf '%s\n' "$rows" | grep -c -e ' rseq (' -e ' rdpid' -e ' vdso' -e ' syscall' || true)
 [ "$ran" -ge 9 ] || { echo "bench-smoke.sh: only $ran rows of the setup table ran" >&2; exit 1; }
-$bench --quick --runs 5 --csv | grep -q '^counters,"global pthread mutex",1,'
+$bench --quick --runs 5 --csv | grep -q '^counters,global_mutex,"global pthread mutex",1,'
+# The JSON whole (a setup row's numbers come from a process of their own:
+# none of its pointers may be followed here), each case with its key.
+json=$($bench --quick --runs 5 --json)
+printf '%s\n' "$json" | tail -n 1 | grep -qx '}'
+printf '%s\n' "$json" | grep -q '"glibc sched_getcpu()": {"key": "glibc_sched_getcpu", '
 if $bench --bogus 2>/dev/null; then
 	echo "bench-smoke.sh: an unknown option must fail" >&2
 	exit 1
