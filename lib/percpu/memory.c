@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "memory.h"
 #include "node.h"
 #include "rseq-abi.h"
 #include "wing.h"
@@ -258,6 +259,23 @@ static void unlock_heap(bool taken)
 {
 	if (taken)
 		pthread_mutex_unlock(&heap.lock);
+}
+
+size_t fastcpu_percpu_quiet_offset(const void *slot)
+{
+	size_t line = ((uintptr_t)slot % PAGE) / 64 * 64, offset = (line + PAGE / 2) % PAGE;
+	bool taken = lock_heap();
+
+	for (size_t k = 0; k < PAGE / 64; k++, offset = (offset + 64) % PAGE) {
+		bool fenced = false;
+
+		for (size_t b = offset / FENCE_BYTES; b < (offset + 64) / FENCE_BYTES; b++)
+			fenced |= heap.fenced[b / 64] >> (b % 64) & 1;
+		if (!fenced && offset != line)
+			break;
+	}
+	unlock_heap(taken);
+	return offset;
 }
 
 /* bytes of address space aligned to the stride (a copy begins on a 64 KiB

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "memory.h"
 #include "objcache.h"
 #include "rseq-abi.h"
 #include "wing.h"
@@ -448,11 +449,33 @@ static void stride_words(struct fastcpu_objcache *cache)
 	cache->fast.inverse = (uintptr_t)cache->space.inverse;
 }
 
+/* The cache's own mapping, a page more than it needs, so that its public
+ * words (read by every alloc and free) lie at a page offset clear of its
+ * tops (stored to by every alloc and free): memory.h says why. */
+#define CACHE_PAGE 4096
+
+static struct fastcpu_objcache *map_cache(const void *tops)
+{
+	char *m = mmap(NULL, sizeof(struct fastcpu_objcache) + CACHE_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	return (struct fastcpu_objcache *)(void *)(m + fastcpu_percpu_quiet_offset(tops));
+}
+
+static void unmap_cache(struct fastcpu_objcache *cache)
+{
+	munmap((void *)((uintptr_t)cache & ~(uintptr_t)(CACHE_PAGE - 1)),
+	       sizeof(struct fastcpu_objcache) + CACHE_PAGE);
+}
+
 FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
 								   unsigned int layout)
 {
 	struct fastcpu_objcache *cache;
 	size_t stride, bytes;
+	void *tops;
 	int saved = errno;
 
 	if (size == 0 || size > SIZE_MOST || (align & (align - 1)) != 0 || align > ALIGN_MOST ||
@@ -464,22 +487,21 @@ FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size
 		align = natural_align(size);
 	stride = (size + align - 1) & ~(align - 1);
 	bytes = magazine_bytes(stride);
-	cache = mmap(NULL, sizeof(*cache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		     -1, 0);
-	if (cache == MAP_FAILED) {
+	tops = fastcpu_percpu_zalloc(16);	/* a top and a 64-bit lock */
+	if (tops == NULL || (cache = map_cache(tops)) == NULL) {
+		fastcpu_percpu_free(tops);
 		errno = ENOMEM;
 		return NULL;
 	}
-	cache->fast.tops = fastcpu_percpu_zalloc(16);	/* a top and a 64-bit lock */
+	cache->fast.tops = tops;
 	cache->fast.mask = bytes - 1;
 	cache->fast.index_distance = fastcpu_cid_distance();
 	cache->asked = size;
 	fastcpu_depot_init(&cache->depot, cache->fast.mask, (size_t)fastcpu_cid_limit());
-	if (cache->fast.tops == NULL ||
-	    fastcpu_space_init(&cache->space, stride, fastcpu_magazine_capacity(bytes - 1) * stride,
+	if (fastcpu_space_init(&cache->space, stride, fastcpu_magazine_capacity(bytes - 1) * stride,
 			       &cache->fast.low, &cache->fast.carved) != 0) {
-		fastcpu_percpu_free(cache->fast.tops);
-		munmap(cache, sizeof(*cache));
+		fastcpu_percpu_free(tops);
+		unmap_cache(cache);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -501,5 +523,5 @@ FASTCPU_EXPORT void fastcpu_objcache_destroy(struct fastcpu_objcache *cache)
 	fastcpu_space_release(&cache->space);
 	fastcpu_depot_release(&cache->depot);
 	fastcpu_percpu_free(cache->fast.tops);
-	munmap(cache, sizeof(*cache));
+	unmap_cache(cache);
 }
