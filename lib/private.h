@@ -35,7 +35,7 @@ void fastcpu_private_facts(struct fastcpu_private_facts *facts);
  * benchmark): every object it carved is given out or free in one place. */
 struct fastcpu_private_census {
 	size_t carved;			/* objects ever carved */
-	size_t listed;			/* free, in the CPU indexes' magazines */
+	size_t listed;			/* free, in the CPU indexes' magazines and kept */
 	size_t in_depot;		/* free, in the depot */
 	size_t batches;			/* the depot's magazines with objects */
 	size_t magazines;		/* every magazine: the indexes' and the depot's */
@@ -46,6 +46,7 @@ struct fastcpu_private_census {
 	size_t strays;			/* free, not the cache's */
 	size_t indexes_used;		/* indexes that hold a magazine */
 	unsigned long aborts;		/* the process's objcache sequences aborted */
+	size_t kept;			/* of listed, kept by threads (objcache-thread.h) */
 };
 
 /* Whether the calling thread's per-CPU operations run sequences (else the

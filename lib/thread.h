@@ -52,6 +52,9 @@ struct fastcpu_thread {
 	 * summed, and its serial (0 until its first lock). */
 	volatile unsigned int locks_held;
 	uint64_t lock_serial;
+	/* percpu/objcache-thread.c: the objects it keeps of its own, where it
+	 * runs no sequences (NULL until its first use). */
+	struct fastcpu_own *own;
 };
 
 extern __thread struct fastcpu_thread fastcpu_thread

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "objcache.h"
+#include "objcache-thread.h"
 #include "private.h"
 #include "wing.h"
 
@@ -74,6 +75,9 @@ FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache
 		if (count > census->longest)
 			census->longest = count;
 	}
+	w.count = &census->kept;
+	fastcpu_own_walk(cache, mark, &w);
+	census->listed += census->kept;
 	w.count = &census->in_depot;
 	fastcpu_depot_walk(&cache->depot, mark, &w, &magazines, &with_objects);
 	census->magazines += magazines;

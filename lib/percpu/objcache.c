@@ -3,10 +3,12 @@
 /* lib/percpu/objcache.c: the object cache: fixed-size objects from per-CPU magazines. */
 
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include "memory.h"
 #include "objcache.h"
+#include "objcache-thread.h"
 #include "rseq-abi.h"
 #include "wing.h"
 
@@ -23,7 +25,9 @@
  * top and lowers it, and frees by one that stores the pointer at the top
  * and raises it: no atomic instruction, no free object read or written
  * (<fastcpu/objcache.h> runs both in the caller's code). A thread without
- * one takes its CPU's upper-half index under that index's lock (lock.h):
+ * one keeps a few objects of its own (objcache-thread.h), taken from and
+ * given to its CPU's upper-half index half at a time under that index's
+ * lock (lock.h); where it cannot keep them, it takes the index itself:
  * one atomic each way. A magazine found empty is traded at the depot
  * (objcache-depot.c) for one with objects, or filled with fresh objects
  * from the cache's space (objcache-space.c) where the depot has none; one
@@ -354,6 +358,131 @@ FASTCPU_INLINE void free_upper(struct fastcpu_objcache *cache, void *object)
 	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
 }
 
+/*
+ * Half of what a thread keeps of its own (objcache-thread.h), taken from or
+ * given to the upper half's index in one step under its lock. Where the
+ * thread may not take that lock (its handler: lock.h), it takes none and
+ * gives each object in a magazine of the depot.
+ */
+static unsigned int alloc_upper_batch(struct fastcpu_objcache *cache, void **out, unsigned int n)
+{
+	size_t index = fastcpu_upper_slot();
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top, full, mask = cache->fast.mask;
+	unsigned int got = 0;
+
+	if (!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER))
+		return 0;
+	top = (uintptr_t)*slot;
+	while (got < n) {
+		if ((top & mask) == 0) {
+			if (got != 0 || (full = trade_for(cache, true)) == 0)
+				break;
+			__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
+			if (top != 0)
+				fastcpu_depot_give(&cache->depot, top);
+			top = full;
+		}
+		out[got++] = ((void **)top)[-1];
+		top -= WORD;
+	}
+	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
+	return got;
+}
+
+static void free_upper_batch(void *of, void **objects, unsigned int n)
+{
+	struct fastcpu_objcache *cache = of;
+	size_t index = fastcpu_upper_slot();
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top, empty, mask = cache->fast.mask;
+
+	if (!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)) {
+		while (n != 0)
+			fastcpu_depot_give_one(&cache->depot, objects[--n]);
+		return;
+	}
+	top = (uintptr_t)*slot;
+	while (n != 0) {
+		if (top == 0 || ((top + WORD) & mask) == 0) {
+			empty = trade_for(cache, false);
+			__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
+			if (top != 0)
+				fastcpu_depot_give(&cache->depot, top);
+			top = empty;
+		}
+		*(void **)top = objects[--n];
+		top += WORD;
+	}
+	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
+}
+
+static inline unsigned int capacity(const struct fastcpu_objcache *cache)
+{
+	return (unsigned int)fastcpu_magazine_capacity(cache->fast.mask);
+}
+
+/* The upper half through what the thread keeps of its own, where it can:
+ * the common step in line, the rest (claim, take or give half, or the
+ * upper half itself) in functions of their own. */
+static __attribute__((noinline)) void *alloc_kept_more(struct fastcpu_objcache *cache,
+						       struct fastcpu_own_objects *own)
+{
+	void *object = NULL;
+
+	if (own == NULL)
+		return alloc_upper(cache);
+	if (own->count == 0)
+		own->count = alloc_upper_batch(cache, own->objects, (own->most + 1) / 2);
+	if (own->count != 0)
+		object = own->objects[--own->count];
+	fastcpu_own_leave();
+	return object != NULL ? object : alloc_upper(cache);
+}
+
+FASTCPU_INLINE void *alloc_kept(struct fastcpu_objcache *cache)
+{
+	struct fastcpu_own_objects *own = fastcpu_own_enter(cache, capacity(cache));
+	void *object;
+
+	if (unlikely(own == NULL || own->count == 0))
+		return alloc_kept_more(cache, own);
+	object = own->objects[--own->count];
+	fastcpu_own_leave();
+	return object;
+}
+
+static __attribute__((noinline)) void free_kept_more(struct fastcpu_objcache *cache,
+						     struct fastcpu_own_objects *own, void *object)
+{
+	unsigned int half = (own->most + 1) / 2;
+
+	own->count -= half;
+	free_upper_batch(cache, own->objects + own->count, half);
+	own->objects[own->count++] = object;
+	fastcpu_own_leave();
+}
+
+FASTCPU_INLINE void free_kept(struct fastcpu_objcache *cache, void *object)
+{
+	struct fastcpu_own_objects *own = fastcpu_own_enter(cache, capacity(cache));
+
+	if (unlikely(own == NULL)) {
+		free_upper(cache, object);
+		return;
+	}
+	if (unlikely(own->count == own->most)) {
+		free_kept_more(cache, own, object);
+		return;
+	}
+	own->objects[own->count++] = object;
+	fastcpu_own_leave();
+}
+
 /* ---- the entry points --------------------------------------------------- */
 
 /*
@@ -368,7 +497,7 @@ static __attribute__((noinline)) void *alloc_with_area(struct fastcpu_objcache *
 	void *object = alloc_here(cache, cpu_at, &away);
 
 	if (object == NULL && away)
-		object = alloc_upper(cache);
+		object = alloc_kept(cache);
 	return object;
 }
 
@@ -382,7 +511,7 @@ FASTCPU_EXPORT void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache)
 		return NULL;
 	}
 	cpu_at = fastcpu_sequence_cpu_id();
-	object = cpu_at == NULL ? alloc_upper(cache) : alloc_with_area(cache, cpu_at);
+	object = cpu_at == NULL ? alloc_kept(cache) : alloc_with_area(cache, cpu_at);
 	if (unlikely(object == NULL))
 		errno = ENOMEM;
 	return handed_out(cache, object);
@@ -401,7 +530,7 @@ static __attribute__((noinline)) void free_with_area(struct fastcpu_objcache *ca
 						     const volatile int *cpu_at, void *object)
 {
 	if (!free_here(cache, cpu_at, object))
-		free_upper(cache, object);
+		free_kept(cache, object);
 }
 
 FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object)
@@ -417,7 +546,7 @@ FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *
 	poison(cache, object, 1);
 	cpu_at = fastcpu_sequence_cpu_id();
 	if (cpu_at == NULL)
-		free_upper(cache, object);
+		free_kept(cache, object);
 	else
 		free_with_area(cache, cpu_at, object);
 }
@@ -470,6 +599,13 @@ static void unmap_cache(struct fastcpu_objcache *cache)
 	       sizeof(struct fastcpu_objcache) + CACHE_PAGE);
 }
 
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+static void setup_own(void)
+{
+	fastcpu_own_setup(free_upper_batch);
+}
+
 FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
 								   unsigned int layout)
 {
@@ -483,6 +619,7 @@ FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size
 		errno = EINVAL;
 		return NULL;
 	}
+	(void)pthread_once(&own_once, setup_own);
 	if (align == 0)
 		align = natural_align(size);
 	stride = (size + align - 1) & ~(align - 1);
@@ -520,6 +657,7 @@ FASTCPU_EXPORT void fastcpu_objcache_destroy(struct fastcpu_objcache *cache)
 {
 	if (cache == NULL)
 		return;
+	fastcpu_own_forget(cache);
 	fastcpu_space_release(&cache->space);
 	fastcpu_depot_release(&cache->depot);
 	fastcpu_percpu_free(cache->fast.tops);

@@ -135,6 +135,7 @@ Suite *suite_percpu(void);
 Suite *suite_memory(void);
 Suite *suite_objcache(void);
 Suite *suite_objcache_bounds(void);
+Suite *suite_objcache_kept(void);
 Suite *suite_guard(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */
