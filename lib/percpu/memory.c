@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "attach.h"
+#include "kernel.h"
 #include "memory.h"
 #include "node.h"
 #include "rseq-abi.h"

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "objcache.h"
+#include "kernel.h"
 #include "objcache-thread.h"
+#include "objcache.h"
 #include "private.h"
 #include "wing.h"
 

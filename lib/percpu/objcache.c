@@ -6,9 +6,11 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include "attach.h"
+#include "kernel.h"
 #include "memory.h"
-#include "objcache.h"
 #include "objcache-thread.h"
+#include "objcache.h"
 #include "rseq-abi.h"
 #include "wing.h"
 

@@ -3,7 +3,10 @@
 /* lib/percpu/ops.c: the per-CPU operations out of line. */
 
 
+#include "attach.h"
+#include "cid.h"
 #include "cpu-id.h"
+#include "kernel.h"
 #include "program-area.h"
 #include "wing.h"
 

@@ -4,6 +4,7 @@
 
 #include "bind.h"
 #include "cid.h"
+#include "kernel.h"
 #include "upper.h"
 
 /* The fallback asked (upper.h says when), its answer kept. */

@@ -5,6 +5,7 @@
 #ifndef FASTCPU_PERCPU_UPPER_H
 #define FASTCPU_PERCPU_UPPER_H
 
+#include "cid.h"
 #include "cpu-id.h"
 #include "internal.h"
 #include "thread.h"

@@ -6,19 +6,16 @@
 #define FASTCPU_PERCPU_WING_H
 
 /*
- * The per-CPU data wing: everything of lib/percpu/ takes from the core
- * (lib/) what a thread reads and what answers it without rseq, and from
- * here what the wing shares: the upper half's CPU, its locks, waiting for
- * a holder. The core never calls the wing.
+ * The per-CPU data wing: each file of lib/percpu/ includes the core's
+ * headers (lib/) it reads, what a thread reads and what answers it
+ * without rseq, and takes from here what the wing shares: the upper
+ * half's CPU, its locks, waiting for a holder. The core never calls the
+ * wing.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "attach.h"
-#include "bind.h"
-#include "cid.h"
 #include "internal.h"
-#include "kernel.h"
 #include "lock.h"
 #include "upper.h"
 #include "wait.h"
