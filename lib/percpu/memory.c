@@ -36,7 +36,12 @@
  * operations on an object are). A fork child gets it free: the fork
  * handlers are registered at load, and a program's own fork handler that
  * allocates, whichever order it runs in, finds the lock held for the fork
- * by its own thread and goes ahead (nothing is half changed then).
+ * by its own thread and goes ahead (nothing is half changed then). Not
+ * the wing's lock word (lock.h): that one a fork child finds free where a
+ * vanished thread held it, which suits what is whole at every store; the
+ * heap's chunks and bitmaps change by many stores, so the lock is held
+ * across the fork instead, and a caller waits for it however it came
+ * (the wing's ranks would send it another way, and the heap has none).
  *
  * No small object covers the bytes a thread's rseq area has in its page
  * (its rseq_cs): a sequence stores there, then loads and stores the slot,
