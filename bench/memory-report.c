@@ -300,12 +300,14 @@ static void text_aims(const struct memory_report *r, FILE *out)
 		TABLE_MISSED);
 	table_aim(out, "objcache pair / the better floor sequence (same process)",
 		  ratio(pair, floor_of(o)), "", 1.25);
+	table_aim(out, "objcache pair / librseq's array (buffer) pop+push (#38)",
+		  ratio(pair, o->floor_buffer), "", 1.25);
 	table_aim(out, "objcache pair / glibc's (same process)", ratio(pair, o->glibc_pair_here), "",
 		  0.30);
 	table_aim(out, "objcache pair / tcmalloc's",
 		  ratio_to(r, MEMORY_TCMALLOC, pair, m[MEMORY_TCMALLOC].pair[SIZE_64]), "", 0.50);
 	table_aim(out, "objcache / tcmalloc, cold set, per operation",
-		  ratio_to(r, MEMORY_TCMALLOC, o->cold, m[MEMORY_TCMALLOC].cold), "", 1.00);
+		  ratio_to(r, MEMORY_TCMALLOC, o->cold, m[MEMORY_TCMALLOC].cold), "", 0.60);
 	table_aim(out, "objcache / jemalloc, batches of 16",
 		  ratio_to(r, MEMORY_JEMALLOC, o->batch16, m[MEMORY_JEMALLOC].batch16), "", 0.50);
 	table_aim(out, "objcache pair / glibc's, own area (Table 8 (d))",
