@@ -279,92 +279,13 @@ static bool free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at
 /* ---- threads that take the upper half ----------------------------------- */
 
 /*
- * The upper half's index of the thread's CPU, under its lock: the same
- * magazine steps in plain C, the trade with the depot under the index's
- * lock (the depot waits for no one). Where the calling thread holds that
- * lock itself (a signal handler inside its own thread's step), or may not
- * wait for it (lock.h), its one object is taken or given in a magazine of
- * the depot instead.
- * The common step first, in line; the rest in a function of its own.
- */
-static __attribute__((noinline)) void *alloc_upper_trade(struct fastcpu_objcache *cache,
-							 intptr_t *slot, uint64_t *lock)
-{
-	uintptr_t top, full, mask = cache->fast.mask;
-	void *object = NULL;
-
-	top = (uintptr_t)*slot;
-	if ((top & mask) == 0 && (full = trade_for(cache, true)) != 0) {
-		__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
-		if (top != 0)
-			fastcpu_depot_give(&cache->depot, top);
-		top = full;
-	}
-	if ((top & mask) != 0) {
-		object = ((void **)top)[-1];
-		__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
-	}
-	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	return object;
-}
-
-FASTCPU_INLINE void *alloc_upper(struct fastcpu_objcache *cache)
-{
-	size_t index = fastcpu_upper_slot();
-	intptr_t *slot = fastcpu_objcache_top(cache, index);
-	uint64_t *lock = fastcpu_objcache_lock(cache, index);
-	uintptr_t top;
-	void *object;
-
-	if (unlikely(!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)))
-		return one_object(cache);
-	top = (uintptr_t)*slot;
-	if (unlikely((top & cache->fast.mask) == 0))
-		return alloc_upper_trade(cache, slot, lock);
-	object = ((void **)top)[-1];
-	__atomic_store_n(slot, (intptr_t)(top - WORD), __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	return object;
-}
-
-static __attribute__((noinline)) void free_upper_trade(struct fastcpu_objcache *cache,
-						       intptr_t *slot, uint64_t *lock, void *object)
-{
-	uintptr_t top = (uintptr_t)*slot, empty = trade_for(cache, false);
-
-	*(void **)empty = object;
-	__atomic_store_n(slot, (intptr_t)(empty + WORD), __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	if (top != 0)
-		fastcpu_depot_give(&cache->depot, top);
-}
-
-FASTCPU_INLINE void free_upper(struct fastcpu_objcache *cache, void *object)
-{
-	size_t index = fastcpu_upper_slot();
-	intptr_t *slot = fastcpu_objcache_top(cache, index);
-	uint64_t *lock = fastcpu_objcache_lock(cache, index);
-	uintptr_t top;
-
-	if (unlikely(!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER))) {
-		fastcpu_depot_give_one(&cache->depot, object);
-		return;
-	}
-	top = (uintptr_t)*slot;
-	if (unlikely(top == 0 || ((top + WORD) & cache->fast.mask) == 0)) {
-		free_upper_trade(cache, slot, lock, object);
-		return;
-	}
-	*(void **)top = object;
-	__atomic_store_n(slot, (intptr_t)(top + WORD), __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-}
-
-/*
- * Half of what a thread keeps of its own (objcache-thread.h), taken from or
- * given to the upper half's index in one step under its lock. Where the
- * thread may not take that lock (its handler: lock.h), it takes none and
- * gives each object in a magazine of the depot.
+ * The upper half's index of the thread's CPU, under its lock: n objects
+ * (half of what a thread keeps of its own, objcache-thread.h, or one)
+ * taken or given by the same magazine steps in plain C, the trade with the
+ * depot under the index's lock (the depot waits for no one). Where the
+ * calling thread holds that lock itself (a signal handler inside its own
+ * thread's step), or may not wait for it (lock.h), it takes none, and gives
+ * each object in a magazine of the depot.
  */
 static unsigned int alloc_upper_batch(struct fastcpu_objcache *cache, void **out, unsigned int n)
 {
@@ -421,6 +342,20 @@ static void free_upper_batch(void *of, void **objects, unsigned int n)
 	}
 	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
 	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
+}
+
+/* One object: the depot's where the index's lock is not the thread's to
+ * take (or the index has none and no fresh one can be made). */
+static void *alloc_upper(struct fastcpu_objcache *cache)
+{
+	void *object;
+
+	return alloc_upper_batch(cache, &object, 1) != 0 ? object : one_object(cache);
+}
+
+static void free_upper(struct fastcpu_objcache *cache, void *object)
+{
+	free_upper_batch(cache, &object, 1);
 }
 
 static inline unsigned int capacity(const struct fastcpu_objcache *cache)
