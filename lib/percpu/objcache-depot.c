@@ -166,7 +166,8 @@ static uintptr_t empty_one(struct fastcpu_depot *depot)
 	return n != 0 ? base_of(depot, n - 1) : cut(depot);
 }
 
-uintptr_t fastcpu_depot_take_full(struct fastcpu_depot *depot)
+/* A magazine with objects of the stack (its top), or 0. */
+static uintptr_t full_one(struct fastcpu_depot *depot)
 {
 	size_t count;
 	uint64_t n = pop(depot, &depot->full, &count);
@@ -193,7 +194,9 @@ uintptr_t fastcpu_depot_take_empty(struct fastcpu_depot *depot)
 	return base;
 }
 
-uintptr_t fastcpu_depot_take_fresh(struct fastcpu_depot *depot)
+/* An empty magazine for a run of fresh objects, the room for them made
+ * first; 0 without memory. */
+static uintptr_t fresh_room(struct fastcpu_depot *depot)
 {
 	uint64_t run = __atomic_add_fetch(&depot->runs, 1, __ATOMIC_RELAXED);
 	uintptr_t base;
@@ -206,6 +209,34 @@ uintptr_t fastcpu_depot_take_fresh(struct fastcpu_depot *depot)
 	return base;
 }
 
+/* A magazine of fresh objects (its top), as many as it holds and the
+ * space has, in a magazine made for them; 0 without address space or
+ * memory. */
+static uintptr_t fresh_one(struct fastcpu_depot *depot, struct fastcpu_space *space)
+{
+	uintptr_t base = fresh_room(depot);
+	unsigned int got;
+	char *run;
+
+	if (base == 0)
+		return 0;
+	run = fastcpu_space_carve(space, (unsigned int)fastcpu_magazine_capacity(depot->mask), &got);
+	if (run == NULL) {
+		fastcpu_depot_give(depot, base);
+		return 0;
+	}
+	for (unsigned int i = 0; i < got; i++)
+		((void **)base)[i] = run + (size_t)i * space->size;
+	return base + got * WORD;
+}
+
+uintptr_t fastcpu_depot_take_full(struct fastcpu_depot *depot, struct fastcpu_space *space)
+{
+	uintptr_t top = full_one(depot);
+
+	return top != 0 ? top : fresh_one(depot, space);
+}
+
 void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
 {
 	size_t count = fastcpu_magazine_count(top, depot->mask);
@@ -214,15 +245,15 @@ void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top)
 	     fastcpu_magazine_base(top, depot->mask), count);
 }
 
-void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
+void *fastcpu_depot_take_one(struct fastcpu_depot *depot, struct fastcpu_space *space)
 {
-	uintptr_t top = fastcpu_depot_take_full(depot);
+	uintptr_t top = fastcpu_depot_take_full(depot, space);
 	void *object;
 
 	if (top == 0)
 		return NULL;
-	object = ((void **)top)[-1];
-	fastcpu_depot_give(depot, top - WORD);
+	object = fastcpu_magazine_pop(&top);
+	fastcpu_depot_give(depot, top);
 	return object;
 }
 
@@ -230,17 +261,16 @@ void *fastcpu_depot_take_one(struct fastcpu_depot *depot)
  * frees fill one magazine, not one each), else into an empty one. */
 void fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object)
 {
-	uintptr_t top = fastcpu_depot_take_full(depot);
+	uintptr_t top = full_one(depot);
 
-	if (top != 0 && fastcpu_magazine_count(top, depot->mask) ==
-			fastcpu_magazine_capacity(depot->mask)) {
+	if (top != 0 && fastcpu_magazine_full(top, depot->mask)) {
 		fastcpu_depot_give(depot, top);
 		top = 0;
 	}
 	if (top == 0)
 		top = fastcpu_depot_take_empty(depot);
-	*(void **)top = object;
-	fastcpu_depot_give(depot, top + WORD);
+	fastcpu_magazine_push(&top, object);
+	fastcpu_depot_give(depot, top);
 }
 
 void fastcpu_depot_walk(const struct fastcpu_depot *depot, void (*fn)(void *object, void *arg),

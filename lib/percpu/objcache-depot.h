@@ -9,12 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "magazine.h"
+#include "objcache-space.h"
+
 /*
- * A magazine is an array of object pointers, mask + 1 bytes (a power of
- * two) aligned to that, filled from its first word up; its top is the
- * address just past its last pointer (its base where it is empty). Its
- * last word is never a pointer of it: the depot keeps there the magazine's
- * number and, while it is in a stack, its link and its count.
+ * The magazines (magazine.h) no CPU index holds.
  *
  * A CPU index holds one magazine at a time (its top in per-CPU memory,
  * objcache.c); the depot holds the others in two stacks, of magazines with
@@ -45,36 +44,19 @@ struct fastcpu_depot {
 	uintptr_t pages[FASTCPU_DEPOT_PAGES];	/* each, where a page of chunks' addresses is */
 };
 
-static inline uintptr_t fastcpu_magazine_base(uintptr_t top, uintptr_t mask)
-{
-	return top & ~mask;
-}
-
-static inline size_t fastcpu_magazine_count(uintptr_t top, uintptr_t mask)
-{
-	return (size_t)(top & mask) / sizeof(void *);
-}
-
-static inline size_t fastcpu_magazine_capacity(uintptr_t mask)
-{
-	return (size_t)(mask + 1) / sizeof(void *) - 1;
-}
-
 /* reserve: the CPU indexes there are (each may hold a magazine). */
 void fastcpu_depot_init(struct fastcpu_depot *depot, uintptr_t mask, size_t reserve);
-/* A magazine with objects (its top), or 0 where the depot has none. */
-uintptr_t fastcpu_depot_take_full(struct fastcpu_depot *depot);
+/* A magazine with objects (its top): one of the depot's, else one of
+ * fresh objects carved from space; 0 where neither is (no memory). */
+uintptr_t fastcpu_depot_take_full(struct fastcpu_depot *depot, struct fastcpu_space *space);
 /* An empty magazine (its base) for a free: never 0 (objcache-depot.c:
  * where it could wait). */
 uintptr_t fastcpu_depot_take_empty(struct fastcpu_depot *depot);
-/* An empty magazine for a run of fresh objects, the room for them made
- * first; 0 without memory. */
-uintptr_t fastcpu_depot_take_fresh(struct fastcpu_depot *depot);
 /* A magazine back (its top: with objects or empty), always kept. */
 void fastcpu_depot_give(struct fastcpu_depot *depot, uintptr_t top);
-/* One object from a magazine of the depot (NULL where it has none), one
- * to it: for a signal handler whose thread holds its index. */
-void *fastcpu_depot_take_one(struct fastcpu_depot *depot);
+/* One object from a magazine of the depot's or fresh (NULL where neither
+ * is), one to it: for a signal handler whose thread holds its index. */
+void *fastcpu_depot_take_one(struct fastcpu_depot *depot, struct fastcpu_space *space);
 void fastcpu_depot_give_one(struct fastcpu_depot *depot, void *object);
 /* Calls fn for each object the depot holds (the cache quiet: a census);
  * and how many magazines it has, and with objects. */

@@ -12,6 +12,19 @@
 #include "util.h"
 #include "wing.h"
 
+/* Where a range's word (struct fastcpu_range) keeps the log2 of its bytes. */
+#define LOG_MASK ((uintptr_t)63)
+
+static char *range_base(uintptr_t reserved)
+{
+	return (char *)(reserved & ~LOG_MASK);
+}
+
+static size_t range_bytes(uintptr_t reserved)
+{
+	return reserved != 0 ? (size_t)1 << (reserved & LOG_MASK) : 0;
+}
+
 /*
  * A range is reserved by the first to publish its base (the others give
  * their reservation back). Objects are carved from the newest range's
@@ -66,7 +79,7 @@ static size_t range_goal(const struct fastcpu_space *space, unsigned int k)
 	size_t goal = FIRST_RANGE_MAGAZINES * space->least, before = 0;
 
 	for (unsigned int i = 0; i < k; i++)
-		before += fastcpu_range_bytes(space->ranges[i].reserved);
+		before += range_bytes(space->ranges[i].reserved);
 	if (goal < FIRST_RANGE_BYTES)
 		goal = FIRST_RANGE_BYTES;
 	if (goal < before)
@@ -115,8 +128,8 @@ static uintptr_t reserve(size_t goal, size_t least)
  * (whose doubling took that address space first). */
 static bool grow_in_place(struct fastcpu_range *r, uintptr_t seen)
 {
-	size_t bytes = fastcpu_range_bytes(seen);
-	char *end = fastcpu_range_base(seen) + bytes;
+	size_t bytes = range_bytes(seen);
+	char *end = range_base(seen) + bytes;
 	uintptr_t expected = seen;
 	char *m;
 
@@ -154,11 +167,11 @@ static bool reserve_range(struct fastcpu_space *space, unsigned int k)
 		return false;
 	if (!__atomic_compare_exchange_n(&r->reserved, &expected, mine, false, __ATOMIC_RELEASE,
 					 __ATOMIC_ACQUIRE)) {
-		munmap(fastcpu_range_base(mine), fastcpu_range_bytes(mine));
+		munmap(range_base(mine), range_bytes(mine));
 		return true;
 	}
 	if (k == 0)
-		__atomic_store_n(space->low, (uintptr_t)fastcpu_range_base(mine), __ATOMIC_RELEASE);
+		__atomic_store_n(space->low, (uintptr_t)range_base(mine), __ATOMIC_RELEASE);
 	note_published(space, k);
 	return true;
 }
@@ -214,8 +227,8 @@ static size_t round_up(size_t n, size_t step, size_t most)
 static bool writable(struct fastcpu_range *r, uintptr_t reserved, size_t need, size_t hope)
 {
 	size_t done = __atomic_load_n(&r->writable, __ATOMIC_ACQUIRE), to;
-	size_t bytes = fastcpu_range_bytes(reserved);
-	char *base = fastcpu_range_base(reserved);
+	size_t bytes = range_bytes(reserved);
+	char *base = range_base(reserved);
 
 	while (done < need) {
 		to = round_up(hope, GROW_BYTES, bytes);
@@ -248,7 +261,7 @@ static void publish_carved(struct fastcpu_space *space, size_t end)
 static size_t writable_run(const struct fastcpu_space *space, struct fastcpu_range *r,
 			   uintptr_t reserved, size_t used, unsigned int want)
 {
-	size_t n = (fastcpu_range_bytes(reserved) - used) / space->size, ready;
+	size_t n = (range_bytes(reserved) - used) / space->size, ready;
 
 	if (n > want)
 		n = want;
@@ -256,6 +269,17 @@ static size_t writable_run(const struct fastcpu_space *space, struct fastcpu_ran
 		return 0;
 	ready = (__atomic_load_n(&r->writable, __ATOMIC_ACQUIRE) - used) / space->size;
 	return n < ready ? n : ready;
+}
+
+/* A run carved is of free objects: poisoned (ASan) until handed out. */
+static char *poisoned(char *run, size_t bytes)
+{
+#ifdef FASTCPU_ASAN
+	__asan_poison_memory_region(run, bytes);
+#else
+	(void)bytes;
+#endif
+	return run;
 }
 
 void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsigned int *got)
@@ -268,7 +292,7 @@ void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsign
 		uintptr_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
 		size_t used = __atomic_load_n(&r->carved, __ATOMIC_RELAXED), n;
 
-		if (fastcpu_range_bytes(reserved) - used < space->size) {
+		if (range_bytes(reserved) - used < space->size) {
 			if (!grow_in_place(r, reserved) && (k + 1 >= FASTCPU_SPACE_RANGES ||
 							    !reserve_range(space, (unsigned int)(k + 1))))
 				break;
@@ -284,10 +308,17 @@ void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsign
 			publish_carved(space, used + n * space->size);
 		*got = (unsigned int)n;
 		errno = saved;
-		return fastcpu_range_base(reserved) + used;
+		return poisoned(range_base(reserved) + used, n * space->size);
 	}
 	errno = ENOMEM;
 	return NULL;
+}
+
+/* Whether off bytes from a range's base is an object's offset there. */
+static bool on_stride(const struct fastcpu_space *space, uint64_t off)
+{
+	return (off & (((uint64_t)1 << space->shift) - 1)) == 0 &&
+	       (off >> space->shift) * space->inverse <= space->most;
 }
 
 /* Newest first: the largest, with most objects. */
@@ -296,10 +327,10 @@ bool fastcpu_space_holds(const struct fastcpu_space *space, const void *p)
 	for (int k = newest(space); k >= 0; k--) {
 		const struct fastcpu_range *r = &space->ranges[k];
 		uintptr_t reserved = __atomic_load_n(&r->reserved, __ATOMIC_ACQUIRE);
-		uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)fastcpu_range_base(reserved));
+		uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)range_base(reserved));
 
 		if (off < __atomic_load_n(&r->carved, __ATOMIC_RELAXED))
-			return fastcpu_space_on_stride(space, off);
+			return on_stride(space, off);
 	}
 	return false;
 }
@@ -310,11 +341,11 @@ size_t fastcpu_space_number(const struct fastcpu_space *space, const void *p)
 
 	for (unsigned int k = 0; k < FASTCPU_SPACE_RANGES && space->ranges[k].reserved; k++) {
 		uintptr_t reserved = space->ranges[k].reserved;
-		const char *base = fastcpu_range_base(reserved);
+		const char *base = range_base(reserved);
 
-		if ((uintptr_t)p - (uintptr_t)base < fastcpu_range_bytes(reserved))
+		if ((uintptr_t)p - (uintptr_t)base < range_bytes(reserved))
 			return before + (size_t)((const char *)p - base) / space->size;
-		before += fastcpu_range_bytes(reserved) / space->size;
+		before += range_bytes(reserved) / space->size;
 	}
 	return before;
 }
@@ -324,7 +355,7 @@ size_t fastcpu_space_capacity(const struct fastcpu_space *space)
 	size_t all = 0;
 
 	for (unsigned int k = 0; k < FASTCPU_SPACE_RANGES && space->ranges[k].reserved; k++)
-		all += fastcpu_range_bytes(space->ranges[k].reserved) / space->size;
+		all += range_bytes(space->ranges[k].reserved) / space->size;
 	return all;
 }
 
@@ -345,9 +376,9 @@ void fastcpu_space_release(struct fastcpu_space *space)
 		uintptr_t reserved = space->ranges[k].reserved;
 
 #ifdef FASTCPU_ASAN
-		__asan_unpoison_memory_region(fastcpu_range_base(reserved), space->ranges[k].carved);
+		__asan_unpoison_memory_region(range_base(reserved), space->ranges[k].carved);
 #endif
-		munmap(fastcpu_range_base(reserved), fastcpu_range_bytes(reserved));
+		munmap(range_base(reserved), range_bytes(reserved));
 	}
 	memset(space->ranges, 0, sizeof(space->ranges));
 }

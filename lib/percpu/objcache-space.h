@@ -48,32 +48,14 @@ struct fastcpu_space {
 	} ranges[FASTCPU_SPACE_RANGES];
 };
 
-#define FASTCPU_SPACE_LOG_MASK ((uintptr_t)63)
-
-static inline char *fastcpu_range_base(uintptr_t reserved)
-{
-	return (char *)(reserved & ~FASTCPU_SPACE_LOG_MASK);
-}
-
-static inline size_t fastcpu_range_bytes(uintptr_t reserved)
-{
-	return reserved != 0 ? (size_t)1 << (reserved & FASTCPU_SPACE_LOG_MASK) : 0;
-}
-
 /* 0, or -1 (errno ENOMEM) where not even the least range can be reserved;
  * low and carved are where the first range's base and objects carved go. */
 int fastcpu_space_init(struct fastcpu_space *space, size_t size, size_t least,
 		       uintptr_t *low, uintptr_t *carved);
-/* Up to want objects in a run: the first, their number in *got; NULL
- * (errno ENOMEM) where no address space is left, or no memory to make an
- * object writable. */
+/* Up to want objects in a run (free: poisoned under ASan): the first,
+ * their number in *got; NULL (errno ENOMEM) where no address space is
+ * left, or no memory to make an object writable. */
 void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsigned int *got);
-/* Whether off bytes from a range's base is an object's offset there. */
-static inline bool fastcpu_space_on_stride(const struct fastcpu_space *space, uint64_t off)
-{
-	return (off & (((uint64_t)1 << space->shift) - 1)) == 0 &&
-	       (off >> space->shift) * space->inverse <= space->most;
-}
 /* Whether p is an object the space gave, in any range. */
 bool fastcpu_space_holds(const struct fastcpu_space *space, const void *p);
 /* Its number among every object the ranges can hold, for p it holds; and

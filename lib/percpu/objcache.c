@@ -8,6 +8,7 @@
 
 #include "attach.h"
 #include "kernel.h"
+#include "magazine.h"
 #include "memory.h"
 #include "objcache-thread.h"
 #include "objcache.h"
@@ -20,19 +21,22 @@
 #undef fastcpu_objcache_free
 
 /*
- * The SLUB seed's fast path in user space, as tcmalloc's per-CPU caches
- * keep it: each CPU index holds a magazine of pointers to free objects (its
- * top in per-CPU memory, the index's own cache line). A thread with rseq
- * allocates by one restartable sequence that takes the pointer under the
- * top and lowers it, and frees by one that stores the pointer at the top
- * and raises it: no atomic instruction, no free object read or written
- * (<fastcpu/objcache.h> runs both in the caller's code). A thread without
- * one keeps a few objects of its own (objcache-thread.h), taken from and
- * given to its CPU's upper-half index half at a time under that index's
- * lock (lock.h); where it cannot keep them, it takes the index itself:
- * one atomic each way. A magazine found empty is traded at the depot
- * (objcache-depot.c) for one with objects, or filled with fresh objects
- * from the cache's space (objcache-space.c) where the depot has none; one
+ * The SLUB seed's fast path in user space (lib/README.md), as tcmalloc's
+ * per-CPU caches keep it: each CPU index holds a magazine (magazine.h) of
+ * pointers to free objects, its top in per-CPU memory, the index's own
+ * cache line. Two paths serve a thread, chosen in one place (path_of):
+ *
+ * - the sequences: a thread with rseq allocates by one restartable
+ *   sequence that pops its index's magazine and frees by one that pushes
+ *   on it: no atomic instruction, no free object read or written
+ *   (<fastcpu/objcache.h> runs both in the caller's code first);
+ * - the upper half: a thread without them keeps a few objects of its own
+ *   (objcache-thread.h), taken from and given to its CPU's upper-half
+ *   index a batch at a time, by the same steps in C under that index's
+ *   lock (lock.h); where it cannot keep them, one object at a time.
+ *
+ * A magazine found empty is traded at the depot (objcache-depot.c) for
+ * one with objects (of the depot's, or fresh from the cache's space); one
  * found full, for an empty one. The trade installs the new magazine with
  * one compare-and-store sequence (or, in the upper half, one store under
  * the lock) and gives the old one back: objects freed on one CPU and
@@ -49,8 +53,6 @@
  * allocating side may say ENOMEM): so a free never needs memory, and never
  * fails.
  */
-#define WORD sizeof(void *)
-#define MAGAZINE_MOST 4096		/* bytes: 511 pointers of 8 */
 #define SIZE_MOST FASTCPU_OBJCACHE_MAX_SIZE
 #define ALIGN_MOST FASTCPU_OBJCACHE_MAX_ALIGN
 
@@ -62,15 +64,16 @@ unsigned long fastcpu_objcache_aborts(void)
 	return __atomic_load_n(&aborts, __ATOMIC_RELAXED);
 }
 
-/* ---- what every path shares --------------------------------------------- */
+/* ---- what both paths share ---------------------------------------------- */
 
-/* ASan: an object is poisoned, all of it, while free. */
-static inline void poison(const struct fastcpu_objcache *cache, void *object, size_t objects)
+/* ASan: an object is poisoned, all of it, while free (the space poisons
+ * the objects it carves). */
+static inline void poison(const struct fastcpu_objcache *cache, void *object)
 {
 #ifdef FASTCPU_ASAN
-	__asan_poison_memory_region(object, objects * cache->space.size);
+	__asan_poison_memory_region(object, cache->space.size);
 #else
-	(void)cache, (void)object, (void)objects;
+	(void)cache, (void)object;
 #endif
 }
 
@@ -97,59 +100,145 @@ static inline bool known_free(const void *object)
 #endif
 }
 
-/* A magazine of fresh objects (its top), as many as it holds and the
- * space has, in a magazine made for them; 0 without address space or
- * memory. */
-static uintptr_t fresh_magazine(struct fastcpu_objcache *cache)
+/* ---- the upper half ----------------------------------------------------- */
+
+/* The index's magazine replaced by top, under its lock; the old one to
+ * the depot. */
+static uintptr_t replace_upper(struct fastcpu_objcache *cache, intptr_t *slot, uintptr_t old,
+			       uintptr_t top)
 {
-	uintptr_t base = fastcpu_depot_take_fresh(&cache->depot);
-	unsigned int got;
-	char *run;
-
-	if (base == 0)
-		return 0;
-	run = fastcpu_space_carve(&cache->space,
-				  (unsigned int)fastcpu_magazine_capacity(cache->fast.mask), &got);
-	if (run == NULL) {
-		fastcpu_depot_give(&cache->depot, base);
-		return 0;
-	}
-	poison(cache, run, got);
-	for (unsigned int i = 0; i < got; i++)
-		((void **)base)[i] = run + (size_t)i * cache->space.size;
-	return base + got * WORD;
-}
-
-/* A magazine for an index whose own ran empty (want_full) or full: its
- * top, from the depot or fresh; 0 only for one with objects, where there
- * is none (errno ENOMEM): an empty one is always found. */
-static uintptr_t trade_for(struct fastcpu_objcache *cache, bool want_full)
-{
-	uintptr_t top;
-
-	if (!want_full)
-		return fastcpu_depot_take_empty(&cache->depot);
-	top = fastcpu_depot_take_full(&cache->depot);
-	if (top == 0 && (top = fresh_magazine(cache)) == 0)
-		errno = ENOMEM;
+	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
+	if (old != 0)
+		fastcpu_depot_give(&cache->depot, old);
 	return top;
 }
 
-/* One object for a handler whose thread holds its index's lock: from a
- * magazine of the depot, else of fresh ones (the rest go to the depot). */
-static void *one_object(struct fastcpu_objcache *cache)
+/*
+ * The upper half's index of the thread's CPU, under its lock: up to n
+ * objects taken, or n given, by the magazine's steps, a magazine run empty
+ * (before the first object) or full traded with the depot under the lock
+ * (the depot waits for no one). Where the calling thread holds that lock
+ * itself (a signal handler inside its own thread's step), or may not wait
+ * for it (lock.h), it takes none, and gives each object in a magazine of
+ * the depot.
+ */
+static unsigned int upper_take(struct fastcpu_objcache *cache, void **out, unsigned int n)
 {
-	void *object = fastcpu_depot_take_one(&cache->depot);
-	uintptr_t top;
+	size_t index = fastcpu_upper_slot();
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top, full, mask = cache->fast.mask;
+	unsigned int got = 0;
 
-	if (object == NULL && (top = fresh_magazine(cache)) != 0) {
-		object = ((void **)top)[-1];
-		fastcpu_depot_give(&cache->depot, top - WORD);
+	if (!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER))
+		return 0;
+	top = (uintptr_t)*slot;
+	while (got < n) {
+		if (fastcpu_magazine_empty(top, mask)) {
+			if (got != 0 || (full = fastcpu_depot_take_full(&cache->depot,
+									&cache->space)) == 0)
+				break;
+			top = replace_upper(cache, slot, top, full);
+		}
+		out[got++] = fastcpu_magazine_pop(&top);
 	}
+	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
+	return got;
+}
+
+static void upper_give(void *of, void **objects, unsigned int n)
+{
+	struct fastcpu_objcache *cache = of;
+	size_t index = fastcpu_upper_slot();
+	intptr_t *slot = fastcpu_objcache_top(cache, index);
+	uint64_t *lock = fastcpu_objcache_lock(cache, index);
+	uintptr_t top, mask = cache->fast.mask;
+
+	if (!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)) {
+		while (n != 0)
+			fastcpu_depot_give_one(&cache->depot, objects[--n]);
+		return;
+	}
+	top = (uintptr_t)*slot;
+	while (n != 0) {
+		if (fastcpu_magazine_full(top, mask))
+			top = replace_upper(cache, slot, top, fastcpu_depot_take_empty(&cache->depot));
+		fastcpu_magazine_push(&top, objects[--n]);
+	}
+	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
+	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
+}
+
+/* One object: the depot's where the index's lock is not the thread's to
+ * take (or the index has none and no fresh one can be made). */
+static void *upper_take_one(struct fastcpu_objcache *cache)
+{
+	void *object;
+
+	return upper_take(cache, &object, 1) != 0 ? object :
+		fastcpu_depot_take_one(&cache->depot, &cache->space);
+}
+
+/* Through what the thread keeps of its own, where it can: the common step
+ * in line, the rest (claim, take or give half, or one object at a time)
+ * in functions of their own. */
+static __attribute__((noinline)) void *upper_alloc_more(struct fastcpu_objcache *cache,
+							struct fastcpu_own_objects *own)
+{
+	void *object = NULL;
+
+	if (own == NULL)
+		return upper_take_one(cache);
+	if (own->count == 0)
+		own->count = upper_take(cache, own->objects, (own->most + 1) / 2);
+	if (own->count != 0)
+		object = own->objects[--own->count];
+	fastcpu_own_leave();
+	return object != NULL ? object : upper_take_one(cache);
+}
+
+FASTCPU_INLINE void *upper_alloc(struct fastcpu_objcache *cache)
+{
+	struct fastcpu_own_objects *own = fastcpu_own_enter(cache, cache->capacity);
+	void *object;
+
+	if (unlikely(own == NULL || own->count == 0))
+		return upper_alloc_more(cache, own);
+	object = own->objects[--own->count];
+	fastcpu_own_leave();
 	return object;
 }
 
-/* ---- threads that run the sequences ------------------------------------- */
+static __attribute__((noinline)) void upper_free_more(struct fastcpu_objcache *cache,
+						      struct fastcpu_own_objects *own, void *object)
+{
+	unsigned int half;
+
+	if (own == NULL) {
+		upper_give(cache, &object, 1);
+		return;
+	}
+	half = (own->most + 1) / 2;
+	own->count -= half;
+	upper_give(cache, own->objects + own->count, half);
+	own->objects[own->count++] = object;
+	fastcpu_own_leave();
+}
+
+FASTCPU_INLINE void upper_free(struct fastcpu_objcache *cache, void *object)
+{
+	struct fastcpu_own_objects *own = fastcpu_own_enter(cache, cache->capacity);
+
+	if (unlikely(own == NULL || own->count == own->most)) {
+		upper_free_more(cache, own, object);
+		return;
+	}
+	own->objects[own->count++] = object;
+	fastcpu_own_leave();
+}
+
+/* ---- the sequences ------------------------------------------------------ */
 
 #ifdef FASTCPU_RSEQ_INLINE
 static void count_abort(void)
@@ -200,17 +289,16 @@ static void forget_sequence(const volatile int *cpu_at)
 			 0, __ATOMIC_RELAXED);
 }
 
-/* An object from the thread's index; NULL (errno ENOMEM) without one;
- * *away: the thread's area left it (unregistered): the caller takes the
- * upper half. */
-static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, bool *away)
+/* An object from the thread's index (NULL without one: no memory); where
+ * the thread's area left it (unregistered), the upper half's. */
+static __attribute__((noinline)) void *sequence_alloc(struct fastcpu_objcache *cache,
+						     const volatile int *cpu_at)
 {
 	const volatile int *index_at;
 	intptr_t object, seen;
 	uintptr_t top;
 	int index, r;
 
-	*away = false;
 	while ((index = index_here(cache, cpu_at, &index_at)) >= 0) {
 		intptr_t *slot = fastcpu_objcache_top(cache, (size_t)index);
 
@@ -223,7 +311,7 @@ static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_
 		if (r != 2)
 			continue;
 		seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
-		top = trade_for(cache, true);
+		top = fastcpu_depot_take_full(&cache->depot, &cache->space);
 		if (top == 0) {
 			forget_sequence(cpu_at);
 			return NULL;
@@ -231,13 +319,13 @@ static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_
 		install(cache, cpu_at, index_at, index, seen, top);
 	}
 	forget_sequence(cpu_at);
-	*away = true;
-	return NULL;
+	return upper_alloc(cache);
 }
 
-/* Object onto the thread's index: true; false where the thread's area
- * left it (as alloc_here). */
-static bool free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object)
+/* Object onto the thread's index; where the thread's area left it, onto
+ * the upper half. */
+static __attribute__((noinline)) void sequence_free(struct fastcpu_objcache *cache,
+						   const volatile int *cpu_at, void *object)
 {
 	const volatile int *index_at;
 	intptr_t seen;
@@ -249,206 +337,80 @@ static bool free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at
 		r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index, slot, object,
 						cache->fast.mask);
 		if (r == 0)
-			return true;
+			return;
 		if (r < 0)
 			count_abort();
 		if (r != 2)
 			continue;
 		seen = __atomic_load_n(slot, __ATOMIC_RELAXED);
-		install(cache, cpu_at, index_at, index, seen, trade_for(cache, false));
+		install(cache, cpu_at, index_at, index, seen,
+			fastcpu_depot_take_empty(&cache->depot));
 	}
 	forget_sequence(cpu_at);
-	return false;
-}
-#else
-/* No sequences in this build: fastcpu_sequence_cpu_id() is NULL. */
-static void *alloc_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, bool *away)
-{
-	(void)cache, (void)cpu_at;
-	*away = true;
-	return NULL;
-}
-
-static bool free_here(struct fastcpu_objcache *cache, const volatile int *cpu_at, void *object)
-{
-	(void)cache, (void)cpu_at, (void)object;
-	return false;
+	upper_free(cache, object);
 }
 #endif
 
-/* ---- threads that take the upper half ----------------------------------- */
+/* ---- the paths, and the entry points ------------------------------------ */
 
 /*
- * The upper half's index of the thread's CPU, under its lock: n objects
- * (half of what a thread keeps of its own, objcache-thread.h, or one)
- * taken or given by the same magazine steps in plain C, the trade with the
- * depot under the index's lock (the depot waits for no one). Where the
- * calling thread holds that lock itself (a signal handler inside its own
- * thread's step), or may not wait for it (lock.h), it takes none, and gives
- * each object in a magazine of the depot.
+ * What serves the calling thread, chosen here alone: its sequences on its
+ * area's index (*cpu_at, its area's cpu_id), or the upper half (*cpu_at
+ * NULL: fastcpu_sequence_cpu_id() says which, and always the upper half in
+ * a build without sequences). Not a table of function pointers, as bind.c
+ * keeps for the fallbacks: the indirect call cost the upper half's pair a
+ * third (6.6 to 8.8 ns, Table 8 (d)), and two paths are all there are.
  */
-static unsigned int alloc_upper_batch(struct fastcpu_objcache *cache, void **out, unsigned int n)
-{
-	size_t index = fastcpu_upper_slot();
-	intptr_t *slot = fastcpu_objcache_top(cache, index);
-	uint64_t *lock = fastcpu_objcache_lock(cache, index);
-	uintptr_t top, full, mask = cache->fast.mask;
-	unsigned int got = 0;
+enum path { PATH_UPPER, PATH_SEQUENCES };
 
-	if (!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER))
-		return 0;
-	top = (uintptr_t)*slot;
-	while (got < n) {
-		if ((top & mask) == 0) {
-			if (got != 0 || (full = trade_for(cache, true)) == 0)
-				break;
-			__atomic_store_n(slot, (intptr_t)full, __ATOMIC_RELAXED);
-			if (top != 0)
-				fastcpu_depot_give(&cache->depot, top);
-			top = full;
-		}
-		out[got++] = ((void **)top)[-1];
-		top -= WORD;
-	}
-	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
-	return got;
+static inline enum path path_of(const volatile int **cpu_at)
+{
+	*cpu_at = fastcpu_sequence_cpu_id();
+	return *cpu_at != NULL ? PATH_SEQUENCES : PATH_UPPER;
 }
 
-static void free_upper_batch(void *of, void **objects, unsigned int n)
+static inline void *alloc_by(enum path path, struct fastcpu_objcache *cache,
+			     const volatile int *cpu_at)
 {
-	struct fastcpu_objcache *cache = of;
-	size_t index = fastcpu_upper_slot();
-	intptr_t *slot = fastcpu_objcache_top(cache, index);
-	uint64_t *lock = fastcpu_objcache_lock(cache, index);
-	uintptr_t top, empty, mask = cache->fast.mask;
+#ifdef FASTCPU_RSEQ_INLINE
+	if (path == PATH_SEQUENCES)
+		return sequence_alloc(cache, cpu_at);
+#endif
+	(void)path, (void)cpu_at;
+	return upper_alloc(cache);
+}
 
-	if (!fastcpu_lock_take(lock, FASTCPU_LOCK_OUTER)) {
-		while (n != 0)
-			fastcpu_depot_give_one(&cache->depot, objects[--n]);
+static inline void free_by(enum path path, struct fastcpu_objcache *cache,
+			   const volatile int *cpu_at, void *object)
+{
+#ifdef FASTCPU_RSEQ_INLINE
+	if (path == PATH_SEQUENCES) {
+		sequence_free(cache, cpu_at, object);
 		return;
 	}
-	top = (uintptr_t)*slot;
-	while (n != 0) {
-		if (top == 0 || ((top + WORD) & mask) == 0) {
-			empty = trade_for(cache, false);
-			__atomic_store_n(slot, (intptr_t)empty, __ATOMIC_RELAXED);
-			if (top != 0)
-				fastcpu_depot_give(&cache->depot, top);
-			top = empty;
-		}
-		*(void **)top = objects[--n];
-		top += WORD;
-	}
-	__atomic_store_n(slot, (intptr_t)top, __ATOMIC_RELAXED);
-	fastcpu_lock_give(lock, FASTCPU_LOCK_OUTER);
+#endif
+	(void)path, (void)cpu_at;
+	upper_free(cache, object);
 }
 
-/* One object: the depot's where the index's lock is not the thread's to
- * take (or the index has none and no fresh one can be made). */
-static void *alloc_upper(struct fastcpu_objcache *cache)
-{
-	void *object;
+/* What a program calls out of line (<fastcpu/objcache.h> inline does the
+ * common case in its code first). Each starts a cache line, as entry.c's
+ * hot entries do: a thread of the upper half runs its pair here whole, and
+ * it moved by 4% with the code placed before it. */
+#define HOT_ENTRY __attribute__((aligned(64)))
 
-	return alloc_upper_batch(cache, &object, 1) != 0 ? object : one_object(cache);
-}
-
-static void free_upper(struct fastcpu_objcache *cache, void *object)
-{
-	free_upper_batch(cache, &object, 1);
-}
-
-static inline unsigned int capacity(const struct fastcpu_objcache *cache)
-{
-	return (unsigned int)fastcpu_magazine_capacity(cache->fast.mask);
-}
-
-/* The upper half through what the thread keeps of its own, where it can:
- * the common step in line, the rest (claim, take or give half, or the
- * upper half itself) in functions of their own. */
-static __attribute__((noinline)) void *alloc_kept_more(struct fastcpu_objcache *cache,
-						       struct fastcpu_own_objects *own)
-{
-	void *object = NULL;
-
-	if (own == NULL)
-		return alloc_upper(cache);
-	if (own->count == 0)
-		own->count = alloc_upper_batch(cache, own->objects, (own->most + 1) / 2);
-	if (own->count != 0)
-		object = own->objects[--own->count];
-	fastcpu_own_leave();
-	return object != NULL ? object : alloc_upper(cache);
-}
-
-FASTCPU_INLINE void *alloc_kept(struct fastcpu_objcache *cache)
-{
-	struct fastcpu_own_objects *own = fastcpu_own_enter(cache, capacity(cache));
-	void *object;
-
-	if (unlikely(own == NULL || own->count == 0))
-		return alloc_kept_more(cache, own);
-	object = own->objects[--own->count];
-	fastcpu_own_leave();
-	return object;
-}
-
-static __attribute__((noinline)) void free_kept_more(struct fastcpu_objcache *cache,
-						     struct fastcpu_own_objects *own, void *object)
-{
-	unsigned int half = (own->most + 1) / 2;
-
-	own->count -= half;
-	free_upper_batch(cache, own->objects + own->count, half);
-	own->objects[own->count++] = object;
-	fastcpu_own_leave();
-}
-
-FASTCPU_INLINE void free_kept(struct fastcpu_objcache *cache, void *object)
-{
-	struct fastcpu_own_objects *own = fastcpu_own_enter(cache, capacity(cache));
-
-	if (unlikely(own == NULL)) {
-		free_upper(cache, object);
-		return;
-	}
-	if (unlikely(own->count == own->most)) {
-		free_kept_more(cache, own, object);
-		return;
-	}
-	own->objects[own->count++] = object;
-	fastcpu_own_leave();
-}
-
-/* ---- the entry points --------------------------------------------------- */
-
-/*
- * What a program calls out of line (<fastcpu/objcache.h> inline does the
- * common case in its code first): the thread's area found through its own
- * pointer (it attaches), then the sequence, the trade, or the upper half.
- */
-static __attribute__((noinline)) void *alloc_with_area(struct fastcpu_objcache *cache,
-						       const volatile int *cpu_at)
-{
-	bool away = true;
-	void *object = alloc_here(cache, cpu_at, &away);
-
-	if (object == NULL && away)
-		object = alloc_kept(cache);
-	return object;
-}
-
-FASTCPU_EXPORT void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache)
+FASTCPU_EXPORT HOT_ENTRY void *fastcpu_objcache_alloc(struct fastcpu_objcache *cache)
 {
 	const volatile int *cpu_at;
+	enum path path;
 	void *object;
 
 	if (unlikely(cache == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	cpu_at = fastcpu_sequence_cpu_id();
-	object = cpu_at == NULL ? alloc_kept(cache) : alloc_with_area(cache, cpu_at);
+	path = path_of(&cpu_at);
+	object = alloc_by(path, cache, cpu_at);
 	if (unlikely(object == NULL))
 		errno = ENOMEM;
 	return handed_out(cache, object);
@@ -463,16 +425,10 @@ static inline bool valid(const struct fastcpu_objcache *cache, const void *objec
 		fastcpu_space_holds(&cache->space, object)) && !known_free(object);
 }
 
-static __attribute__((noinline)) void free_with_area(struct fastcpu_objcache *cache,
-						     const volatile int *cpu_at, void *object)
-{
-	if (!free_here(cache, cpu_at, object))
-		free_kept(cache, object);
-}
-
-FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object)
+FASTCPU_EXPORT HOT_ENTRY void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *object)
 {
 	const volatile int *cpu_at;
+	enum path path;
 
 	if (object == NULL)
 		return;
@@ -480,12 +436,9 @@ FASTCPU_EXPORT void fastcpu_objcache_free(struct fastcpu_objcache *cache, void *
 		errno = EINVAL;
 		return;
 	}
-	poison(cache, object, 1);
-	cpu_at = fastcpu_sequence_cpu_id();
-	if (cpu_at == NULL)
-		free_kept(cache, object);
-	else
-		free_with_area(cache, cpu_at, object);
+	poison(cache, object);
+	path = path_of(&cpu_at);
+	free_by(path, cache, cpu_at, object);
 }
 
 /* The largest power of two dividing size, at most 16 (malloc's), at least 1. */
@@ -498,12 +451,12 @@ static size_t natural_align(size_t size)
 
 /* A magazine's bytes: the largest power of two whose capacity (its words
  * less one) holds at most FASTCPU_OBJCACHE_CPU_BYTES of objects, and one
- * object at least; MAGAZINE_MOST at most. */
+ * object at least; FASTCPU_MAGAZINE_MOST at most. */
 static size_t magazine_bytes(size_t size)
 {
-	size_t objects = FASTCPU_OBJCACHE_CPU_BYTES / size, bytes = 2 * WORD;
+	size_t objects = FASTCPU_OBJCACHE_CPU_BYTES / size, bytes = 2 * sizeof(void *);
 
-	while (2 * bytes <= MAGAZINE_MOST && 2 * bytes / WORD - 1 <= objects)
+	while (2 * bytes <= FASTCPU_MAGAZINE_MOST && 2 * bytes / sizeof(void *) - 1 <= objects)
 		bytes *= 2;
 	return bytes;
 }
@@ -540,7 +493,7 @@ static pthread_once_t own_once = PTHREAD_ONCE_INIT;
 
 static void setup_own(void)
 {
-	fastcpu_own_setup(free_upper_batch);
+	fastcpu_own_setup(upper_give);
 }
 
 FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size, size_t align,
@@ -569,10 +522,11 @@ FASTCPU_EXPORT struct fastcpu_objcache *fastcpu_objcache_new_layout_(size_t size
 	}
 	cache->fast.tops = tops;
 	cache->fast.mask = bytes - 1;
+	cache->capacity = (unsigned int)fastcpu_magazine_capacity(bytes - 1);
 	cache->fast.index_distance = fastcpu_cid_distance();
 	cache->asked = size;
 	fastcpu_depot_init(&cache->depot, cache->fast.mask, (size_t)fastcpu_cid_limit());
-	if (fastcpu_space_init(&cache->space, stride, fastcpu_magazine_capacity(bytes - 1) * stride,
+	if (fastcpu_space_init(&cache->space, stride, cache->capacity * stride,
 			       &cache->fast.low, &cache->fast.carved) != 0) {
 		fastcpu_percpu_free(tops);
 		unmap_cache(cache);

@@ -20,6 +20,7 @@
 struct fastcpu_objcache {
 	struct fastcpu_objcache_fast_ fast;
 	size_t asked;			/* the bytes an object was asked to have */
+	unsigned int capacity;		/* a magazine's objects */
 	struct fastcpu_depot depot;
 	struct fastcpu_space space;
 };
