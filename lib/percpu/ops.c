@@ -21,8 +21,9 @@
  * header says why that split keeps every slot right).
  */
 
-/* The calling thread's index where it runs the sequences, with its area
- * and index word; -1 where it takes the upper half. */
+/* The calling thread's path, chosen here alone for every operation: its
+ * index where it runs the sequences, with its area and index word (the
+ * bodies run them there); -1 where it takes the upper half. */
 static int thread_index(enum fastcpu_index by, const volatile int **cpu_at,
 			const volatile int **index_at)
 {
@@ -35,18 +36,11 @@ static int thread_index(enum fastcpu_index by, const volatile int **cpu_at,
 	return **index_at;
 }
 
-/* Where a thread without sequences goes: the upper half's slot of its CPU. */
-static inline size_t upper_slot(void)
-{
-	return fastcpu_upper_slot();
-}
-
 static __attribute__((noinline)) void add_attaching(void *base, size_t stride,
 						      enum fastcpu_index by, long value)
 {
-	if (fastcpu_sequence_cpu_id() == NULL ||
-	    fastcpu_percpu_add_body_(base, stride, by, (intptr_t)value, thread_index) != 0)
-		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, upper_slot()),
+	if (fastcpu_percpu_add_body_(base, stride, by, (intptr_t)value, thread_index) != 0)
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, fastcpu_upper_slot()),
 				   (intptr_t)value, __ATOMIC_RELAXED);
 }
 
@@ -96,12 +90,11 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
 {
 	intptr_t found = expect;
 	size_t upper;
-	int r = fastcpu_sequence_cpu_id() == NULL ? FASTCPU_PERCPU_ELSEWHERE_ :
-		fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
+	int r = fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
 					      thread_index);
 
 	if (r == FASTCPU_PERCPU_ELSEWHERE_) {
-		upper = upper_slot();
+		upper = fastcpu_upper_slot();
 		found = expect;
 		if (__atomic_compare_exchange_n(fastcpu_percpu_slot_(base, stride, upper), &found,
 						newv, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -166,8 +159,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_pop_out_of_line(void *base, size_t stride,
 {
 	void *node;
 
-	if (fastcpu_sequence_cpu_id() != NULL &&
-	    fastcpu_percpu_pop_body_(base, stride, by, next_offset, &node, thread_index) == 0)
+	if (fastcpu_percpu_pop_body_(base, stride, by, next_offset, &node, thread_index) == 0)
 		return node;
 	return pop_upper(base, stride, next_offset);
 }
