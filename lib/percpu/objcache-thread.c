@@ -18,8 +18,31 @@ static struct {
 	uint64_t lock;
 	struct fastcpu_own *first;
 	pthread_key_t exit_key;
+	bool keyed;			/* exit_key made, and set by a store */
 	fastcpu_own_give_back_fn *give_back;
 } threads;
+
+/*
+ * A thread's first use sets its exit key's value, and may come in a signal
+ * handler. glibc stores the values of the process's first 32 keys in the
+ * thread's own descriptor, but a later key's first value in a thread
+ * callocs a block for it: no call a handler may make. So the key is made
+ * at load, among a process's first, and where it is not one of those 32
+ * (the library dlopen()ed by a program that made many) threads keep
+ * nothing: the upper half serves them an object at a time. musl stores
+ * every key's value in place.
+ */
+#define KEYS_IN_PLACE 32		/* glibc's PTHREAD_KEY_2NDLEVEL_SIZE */
+
+static bool set_in_place(pthread_key_t key)
+{
+#ifdef __GLIBC__
+	return key < KEYS_IN_PLACE;
+#else
+	(void)key;
+	return true;
+#endif
+}
 
 static void give_back_all(struct fastcpu_own *own)
 {
@@ -95,15 +118,24 @@ static void after_fork_child(void)
 	after_fork_parent();
 }
 
+__attribute__((constructor)) static void make_exit_key(void)
+{
+	if (pthread_key_create(&threads.exit_key, at_thread_exit) != 0)
+		return;
+	threads.keyed = set_in_place(threads.exit_key);
+	if (!threads.keyed)
+		(void)pthread_key_delete(threads.exit_key);
+}
+
 /* Registered after lock.c's at-load handler: in a child, the locks that
- * vanished threads held read free before these give objects back. */
+ * vanished threads held read free before these give objects back. Without
+ * an exit key of its own, no thread keeps anything. */
 void fastcpu_own_setup(fastcpu_own_give_back_fn *give_back)
 {
+	if (!threads.keyed)
+		return;
 	threads.give_back = give_back;
-	if (pthread_key_create(&threads.exit_key, at_thread_exit) == 0)
-		(void)pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-	else
-		threads.give_back = NULL;	/* no exit hook: nothing kept */
+	(void)pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 /* The calling thread's page, made and listed; NULL without memory, or in a

@@ -19,7 +19,8 @@
  * where a vanished thread's objects lie, with it). A signal handler inside
  * its thread's change takes the upper half. Kept in a page of the
  * thread's own (mapped at its first use), so that the library's static
- * TLS stays small enough to be dlopen()ed.
+ * TLS stays small enough to be dlopen()ed; and only where the library's
+ * exit key is set without allocating (objcache-thread.c says when).
  */
 #define FASTCPU_OWN_OBJECTS 16
 #define FASTCPU_OWN_CACHES 2		/* fastcpu_own_enter() looks at both */
