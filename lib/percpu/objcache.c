@@ -103,7 +103,9 @@ static inline bool known_free(const void *object)
 /* ---- the upper half ----------------------------------------------------- */
 
 /* The index's magazine replaced by top, under its lock; the old one to
- * the depot. */
+ * the depot after, never before: a fork child would find it at the index
+ * and in the depot at once. A child of a fork between the two lacks it,
+ * as it lacks what its vanished threads held. */
 static uintptr_t replace_upper(struct fastcpu_objcache *cache, intptr_t *slot, uintptr_t old,
 			       uintptr_t top)
 {
