@@ -18,7 +18,6 @@ static struct {
 	uint64_t lock;
 	struct fastcpu_own *first;
 	pthread_key_t exit_key;
-	bool keyed;			/* exit_key made, and set by a store */
 	fastcpu_own_give_back_fn *give_back;
 } threads;
 
@@ -26,11 +25,12 @@ static struct {
  * A thread's first use sets its exit key's value, and may come in a signal
  * handler. glibc stores the values of the process's first 32 keys in the
  * thread's own descriptor, but a later key's first value in a thread
- * callocs a block for it: no call a handler may make. So the key is made
- * at load, among a process's first, and where it is not one of those 32
- * (the library dlopen()ed by a program that made many) threads keep
- * nothing: the upper half serves them an object at a time. musl stores
- * every key's value in place.
+ * callocs a block for it: no call a handler may make. So where the key
+ * made at the first cache is not one of those 32 (a program that made
+ * many before), it is given back and threads keep nothing: the upper half
+ * serves them an object at a time. Not made at load: a preloaded library
+ * takes no key from a process that never makes a cache. musl stores every
+ * key's value in place.
  */
 #define KEYS_IN_PLACE 32		/* glibc's PTHREAD_KEY_2NDLEVEL_SIZE */
 
@@ -118,22 +118,17 @@ static void after_fork_child(void)
 	after_fork_parent();
 }
 
-__attribute__((constructor)) static void make_exit_key(void)
+/* Registered after lock.c's at-load handler: in a child, the locks that
+ * vanished threads held read free before these give objects back. Without
+ * an exit key set in place, no thread keeps anything (give_back NULL). */
+void fastcpu_own_setup(fastcpu_own_give_back_fn *give_back)
 {
 	if (pthread_key_create(&threads.exit_key, at_thread_exit) != 0)
 		return;
-	threads.keyed = set_in_place(threads.exit_key);
-	if (!threads.keyed)
+	if (!set_in_place(threads.exit_key)) {
 		(void)pthread_key_delete(threads.exit_key);
-}
-
-/* Registered after lock.c's at-load handler: in a child, the locks that
- * vanished threads held read free before these give objects back. Without
- * an exit key of its own, no thread keeps anything. */
-void fastcpu_own_setup(fastcpu_own_give_back_fn *give_back)
-{
-	if (!threads.keyed)
 		return;
+	}
 	threads.give_back = give_back;
 	(void)pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }

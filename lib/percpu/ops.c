@@ -91,7 +91,7 @@ FASTCPU_EXPORT int fastcpu_percpu_cmpstore_out_of_line(void *base, size_t stride
 	intptr_t found = expect;
 	size_t upper;
 	int r = fastcpu_percpu_cmpstore_body_(base, stride, by, expect, newv, &found, 1,
-					      thread_index);
+					       thread_index);
 
 	if (r == FASTCPU_PERCPU_ELSEWHERE_) {
 		upper = fastcpu_upper_slot();
