@@ -66,16 +66,22 @@ static void unlink_own(struct fastcpu_own *own)
 		}
 }
 
-/* At a thread's exit (its key's destructor): its objects back, its page
- * gone. A destructor that allocates after it makes another, which glibc's
- * next round of destructors gives back. */
+/*
+ * At a thread's exit (its key's destructor): its objects back, its page
+ * gone, and the thread closed: another key's destructor that uses a cache
+ * after this one finds a page always being changed, and takes the upper
+ * half an object at a time. A page made then would set the key again, and
+ * in the last round of destructors nothing would give it back.
+ */
+static struct fastcpu_own closed = { .changing = 1 };
+
 static void at_thread_exit(void *arg)
 {
 	struct fastcpu_own *own = arg;
 
 	own->changing = 1;
 	give_back_all(own);
-	fastcpu_thread.own = NULL;
+	fastcpu_thread.own = &closed;
 	if (fastcpu_lock_take(&threads.lock, FASTCPU_LOCK_OUTER)) {
 		unlink_own(own);
 		fastcpu_lock_give(&threads.lock, FASTCPU_LOCK_OUTER);

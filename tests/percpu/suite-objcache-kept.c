@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* tests/percpu/suite-objcache-kept.c: the objects a thread without sequences keeps of its own. */
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -202,6 +203,62 @@ START_TEST(objcache_kept_three_caches)
 }
 END_TEST
 
+/*
+ * A destructor of the last round at a thread's exit (glibc and musl run
+ * PTHREAD_DESTRUCTOR_ITERATIONS of them) that uses the cache, after the
+ * library's own destructor gave the thread's objects back: the thread keeps
+ * nothing more, so nothing is left with it (the library's key was made
+ * first, so its destructor runs first in a round, and is not called again
+ * after the last).
+ */
+#ifndef PTHREAD_DESTRUCTOR_ITERATIONS
+# define PTHREAD_DESTRUCTOR_ITERATIONS 4
+#endif
+static pthread_key_t late_key;
+static struct fastcpu_objcache *late_cache;
+
+static void late_destructor(void *round)
+{
+	uintptr_t r = (uintptr_t)round;
+	void *o[8];
+
+	if (r < PTHREAD_DESTRUCTOR_ITERATIONS) {
+		ck_assert_int_eq(pthread_setspecific(late_key, (void *)(r + 1)), 0);
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		ck_assert_ptr_nonnull(o[i] = fastcpu_objcache_alloc(late_cache));
+	for (int i = 0; i < 8; i++)
+		fastcpu_objcache_free(late_cache, o[i]);
+}
+
+static void *keeps_then_exits(void *unused)
+{
+	void *o = fastcpu_objcache_alloc(late_cache);
+
+	(void)unused;
+	ck_assert_ptr_nonnull(o);
+	fastcpu_objcache_free(late_cache, o);
+	ck_assert_int_eq(pthread_setspecific(late_key, (void *)1), 0);
+	return NULL;
+}
+
+START_TEST(objcache_kept_none_after_last_destructors)
+{
+	pthread_t t;
+
+	if (IN_UPPER_HALF())
+		return;
+	late_cache = fastcpu_objcache_new(64, 0);	/* the library's key first */
+	ck_assert_ptr_nonnull(late_cache);
+	ck_assert_int_eq(pthread_key_create(&late_key, late_destructor), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, keeps_then_exits, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	check_all_free(late_cache, 0);
+	fastcpu_objcache_destroy(late_cache);
+}
+END_TEST
+
 Suite *suite_objcache_kept(void)
 {
 	Suite *s = suite_create("objcache-kept");
@@ -212,6 +269,7 @@ Suite *suite_objcache_kept(void)
 	test_add_respawning(tc, objcache_kept_taken_back_in_fork_child, 0, 1);
 	test_add_respawning(tc, objcache_kept_forgotten_when_destroyed, 0, 1);
 	test_add_respawning(tc, objcache_kept_three_caches, 0, 1);
+	test_add_respawning(tc, objcache_kept_none_after_last_destructors, 0, 1);
 	suite_add_tcase(s, tc);
 	return s;
 }
