@@ -46,7 +46,7 @@ struct fastcpu_private_census {
 	size_t strays;			/* free, not the cache's */
 	size_t indexes_used;		/* indexes that hold a magazine */
 	unsigned long aborts;		/* the process's objcache sequences aborted */
-	size_t kept;			/* of listed, kept by threads (objcache-thread.h) */
+	size_t kept;			/* of listed, in threads' fronts (objcache-front.h) */
 };
 
 /* Whether the calling thread's per-CPU operations run sequences (else the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/thread.h: what a thread knows, in one place: its one TLS structure. */
+/* lib/thread.h: what a thread knows in the core, in one place: its one TLS structure. */
 
 #ifndef FASTCPU_THREAD_H
 #define FASTCPU_THREAD_H
@@ -17,12 +17,8 @@
  * named beside it; a signal handler may run on its own thread's, so a
  * field its handler may change is volatile or changed with a signal fence.
  *
- * Two keep an answer of the fallback, by different rules because they
- * promise different things: answer is what sched_getcpu() returns, so it
- * may be at most a tick old and is dropped when an affinity changes;
- * upper only spreads a thread without sequences over the upper half's
- * slots, where any CPU is right, so it is simply reused a fixed number of
- * times.
+ * The per-CPU data wing keeps its own (percpu/wing-thread.h): the core
+ * never names it.
  */
 struct fastcpu_thread {
 	/* attach.c: which area the thread reads (enum fastcpu_area_kind),
@@ -41,21 +37,6 @@ struct fastcpu_thread {
 	struct fastcpu_kept_answer {
 		volatile uint32_t key, epoch, cpu_node;
 	} answer;
-	/* percpu/upper.c: the upper half's CPU a thread without sequences
-	 * takes, its slot, and the takes left before the fallback is asked. */
-	struct fastcpu_upper_seen {
-		int cpu;
-		int index;
-		unsigned int reuses;
-	} upper;
-	/* percpu/lock.c: the ranks of the locks it holds or is taking,
-	 * summed, and its serial (0 until its first lock). */
-	volatile unsigned int locks_held;
-	uint64_t lock_serial;
-	/* percpu/objcache-thread.c: the objects it keeps of its own, where it
-	 * runs no sequences (NULL until its first use; closed once its exit
-	 * gave them back). */
-	struct fastcpu_own *own;
 };
 
 extern __thread struct fastcpu_thread fastcpu_thread

@@ -123,71 +123,113 @@ static inline int fastcpu_objcache_ours_(const struct fastcpu_objcache_fast_ *fa
 # endif
 #endif
 
-#if defined(FASTCPU_RSEQ_INLINE) && !defined(FASTCPU_OBJCACHE_SANITIZED_)
-/* The calling thread's index, and the words it read: 0 where the thread
- * runs no sequence here (its area's cpu_id says it is not registered, or
- * is the anchor's: nothing published yet). */
+/*
+ * Not an API: the magazine's pop and push on the calling thread's index
+ * (push 0: *object taken; 1: *object given), written once and bound twice
+ * (as <fastcpu/plumbing.h>'s per-CPU operations are): in a program's code
+ * below, from the area at the published offset, and in the library, from
+ * the thread's own area, where a magazine run empty or full is traded
+ * (lib/percpu/objcache-index.h).
+ * cpu_at is the area's cpu_id; the index is the word index_distance from
+ * it (mm_cid, the concurrency id, where the kernel keeps one; cpu_id
+ * itself), read only while cpu_id says the area is registered (an area
+ * not registered may hold mm_cid 0). A sequence the kernel aborted, or
+ * whose index moved before it began, runs again. It returns 0 (done),
+ * FASTCPU_OBJCACHE_TRADE_ (the magazine is empty, or full or none: nothing
+ * stored; *index and *index_at say which index), or
+ * FASTCPU_PERCPU_ELSEWHERE_ (the area is not registered: no sequence).
+ */
+#define FASTCPU_OBJCACHE_TRADE_ 2
+
+#ifdef FASTCPU_RSEQ_INLINE
 static inline int fastcpu_objcache_index_(const struct fastcpu_objcache_fast_ *fast,
-					  const volatile int **cpu_at,
-					  const volatile int **index_at, int *index)
+					  const volatile int *cpu_at,
+					  const volatile int **index_at)
 {
-	*cpu_at = fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
-	*index_at = (const volatile int *)((uintptr_t)*cpu_at + (uintptr_t)fast->index_distance);
-	if (__builtin_expect(**cpu_at < 0, 0))
-		return 0;
-	*index = **index_at;
-	return 1;
+	*index_at = (const volatile int *)((uintptr_t)cpu_at + (uintptr_t)fast->index_distance);
+	if (__builtin_expect(*cpu_at < 0, 0))
+		return -1;
+	return **index_at;
+}
+
+static inline int fastcpu_objcache_step_body_(const struct fastcpu_objcache_fast_ *fast,
+					      const volatile int *cpu_at,
+					      const volatile int **index_at, int *index,
+					      int push, intptr_t *object)
+{
+	int r;
+
+	while ((*index = fastcpu_objcache_index_(fast, cpu_at, index_at)) >= 0) {
+		intptr_t *top = fastcpu_percpu_slot_(fast->tops, FASTCPU_PERCPU_STRIDE,
+						     (size_t)*index);
+
+		if (push)
+			r = fastcpu_rseq_magazine_push_(cpu_at, *index_at, *index, top,
+							(void *)*object, fast->mask);
+		else
+			r = fastcpu_rseq_magazine_pop_(cpu_at, *index_at, *index, top, fast->mask,
+						       object);
+		if (__builtin_expect(r == 0, 1))
+			return 0;
+		if (r == FASTCPU_OBJCACHE_TRADE_)
+			return r;
+		if (r < 0)
+			FASTCPU_PERCPU_ON_ABORT();
+	}
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
+
+# ifndef FASTCPU_OBJCACHE_SANITIZED_
+/* The inline binding: the area at the published offset (the anchor, -1,
+ * until the library may run its sequences there); anything but a done
+ * step goes to the library, which finishes it. */
+static inline const volatile int *fastcpu_objcache_area_(void)
+{
+	return fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_cpu_id_offset));
 }
 
 static inline void *fastcpu_objcache_alloc_inline_(struct fastcpu_objcache *cache)
 {
 	const struct fastcpu_objcache_fast_ *fast = (const struct fastcpu_objcache_fast_ *)cache;
-	const volatile int *cpu_at, *index_at;
+	const volatile int *index_at;
 	intptr_t object;
-	int index, r;
+	int index;
 
-	if (__builtin_expect(cache != NULL, 1))
-		while (fastcpu_objcache_index_(fast, &cpu_at, &index_at, &index)) {
-			r = fastcpu_rseq_magazine_pop_(cpu_at, index_at, index,
-						       fastcpu_percpu_slot_(fast->tops,
-									    FASTCPU_PERCPU_STRIDE,
-									    (size_t)index),
-						       fast->mask, &object);
-			if (__builtin_expect(r == 0, 1))
-				return (void *)object;
-			if (r == 2)
-				break;
-			if (r < 0)
-				FASTCPU_PERCPU_ON_ABORT();
-		}
+	if (__builtin_expect(cache != NULL, 1) &&
+	    __builtin_expect(fastcpu_objcache_step_body_(fast, fastcpu_objcache_area_(), &index_at,
+							 &index, 0, &object) == 0, 1))
+		return (void *)object;
 	return (fastcpu_objcache_alloc)(cache);
 }
 
 static inline void fastcpu_objcache_free_inline_(struct fastcpu_objcache *cache, void *object)
 {
 	const struct fastcpu_objcache_fast_ *fast = (const struct fastcpu_objcache_fast_ *)cache;
-	const volatile int *cpu_at, *index_at;
-	int index, r;
+	const volatile int *index_at;
+	intptr_t given = (intptr_t)object;
+	int index;
 
-	if (__builtin_expect(cache != NULL && fastcpu_objcache_ours_(fast, object), 1))
-		while (fastcpu_objcache_index_(fast, &cpu_at, &index_at, &index)) {
-			r = fastcpu_rseq_magazine_push_(cpu_at, index_at, index,
-							fastcpu_percpu_slot_(fast->tops,
-									     FASTCPU_PERCPU_STRIDE,
-									     (size_t)index),
-							object, fast->mask);
-			if (__builtin_expect(r == 0, 1))
-				return;
-			if (r == 2)
-				break;
-			if (r < 0)
-				FASTCPU_PERCPU_ON_ABORT();
-		}
+	if (__builtin_expect(cache != NULL && fastcpu_objcache_ours_(fast, object), 1) &&
+	    __builtin_expect(fastcpu_objcache_step_body_(fast, fastcpu_objcache_area_(), &index_at,
+							 &index, 1, &given) == 0, 1))
+		return;
 	(fastcpu_objcache_free)(cache, object);
 }
 
-# define fastcpu_objcache_alloc(cache) fastcpu_objcache_alloc_inline_(cache)
-# define fastcpu_objcache_free(cache, object) fastcpu_objcache_free_inline_((cache), (object))
+#  define fastcpu_objcache_alloc(cache) fastcpu_objcache_alloc_inline_(cache)
+#  define fastcpu_objcache_free(cache, object) fastcpu_objcache_free_inline_((cache), (object))
+# endif
+#else
+/* No sequences here: every step takes the library's other way. */
+static inline int fastcpu_objcache_step_body_(const struct fastcpu_objcache_fast_ *fast,
+					      const volatile int *cpu_at,
+					      const volatile int **index_at, int *index,
+					      int push, intptr_t *object)
+{
+	(void)fast, (void)cpu_at, (void)index_at, (void)push, (void)object;
+	*index = -1;
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
 #endif
 
 #ifdef __cplusplus

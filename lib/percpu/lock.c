@@ -3,7 +3,6 @@
 /* lib/percpu/lock.c: the wing's locks: a word that names its holder. */
 
 #include <errno.h>
-#include <pthread.h>
 #include <sys/mman.h>
 
 #include "arch.h"
@@ -13,28 +12,28 @@
 #include "wait.h"
 
 /*
- * The process image (lock.h's token) changes in a fork child (its handler
- * is registered at load, before a program can register one that uses the
- * wing in its child). A lock taken in another image was taken by a thread
- * the child does not have, unless the token's serial is the child's own:
- * the forking thread's (its TLS is copied with it), which held it itself
- * (a fork in a signal handler that interrupted its holding). 256 images
- * round: a lock nobody took since 256 generations of forks back would read
- * as taken.
+ * A serial names a thread for the life of the process and of every fork
+ * child descended from it: the process's count of serials only grows (a
+ * child goes on from its parent's), and a thread takes the next at its
+ * first lock. Not the thread pointer: glibc gives a vanished thread's
+ * cached stack, its thread pointer with it, to the next thread created, and
+ * in a fork child every thread but the forking one has vanished. The count
+ * never wraps: 2^64 threads, at a microsecond each, take half a million
+ * years.
  *
- * A serial, not the thread pointer: glibc gives a vanished thread's cached
- * stack, its thread pointer with it, to the next thread created, and in a
- * fork child every thread but the forking one has vanished. A new thread's
- * serial is 0 (static TLS starts zeroed) until its first lock takes the
- * next of the process's count, which a child continues from its parent's:
- * no thread of the child can have the serial of one of its parent's. The
- * count never wraps: a serial is taken once a thread, and 2^56 threads,
- * at a microsecond each, take two thousand years.
+ * So a fork child knows, from the count at the fork, which holders are
+ * gone: every serial up to it was its parent's, and of the parent's
+ * threads it has only the one that forked (whose TLS it has, serial
+ * included). Nested forks move the line up; a lock left by a thread of a
+ * grandparent reads free as surely as one left by a parent's, at any
+ * depth. The line is drawn by the wing's fork protocol before anything in
+ * the child takes a lock (fork.c).
  */
-#define SERIAL_MASK (((uint64_t)1 << FASTCPU_LOCK_SERIAL_BITS) - 1)
-
-uint64_t fastcpu_lock_image;
-static uint64_t serials;
+static uint64_t serials;		/* the last serial taken */
+static struct {
+	uint64_t gone_up_to;		/* serials of threads the fork left behind */
+	uint64_t forker;		/* but this one: the thread that forked */
+} fork_line;
 
 /* A thread's first lock, in a signal handler too (one fetch-add). A handler
  * that interrupts the thread's own taking takes another serial, which the
@@ -42,10 +41,22 @@ static uint64_t serials;
  * took under it before it returned. */
 uint64_t fastcpu_lock_first_serial(void)
 {
-	uint64_t serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED) & SERIAL_MASK;
+	uint64_t serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 
-	__atomic_store_n(&fastcpu_thread.lock_serial, serial, __ATOMIC_RELAXED);
+	__atomic_store_n(&fastcpu_wing_thread.lock.serial, serial, __ATOMIC_RELAXED);
 	return serial;
+}
+
+void fastcpu_lock_after_fork_child(void)
+{
+	fork_line.gone_up_to = __atomic_load_n(&serials, __ATOMIC_RELAXED);
+	fork_line.forker = fastcpu_wing_thread.lock.serial;
+}
+
+/* Whether holder is a thread a fork left behind. */
+static bool vanished(uint64_t holder)
+{
+	return holder <= fork_line.gone_up_to && holder != fork_line.forker;
 }
 
 /* One attempt, the rank already counted (and left counted only where
@@ -56,12 +67,11 @@ static enum fastcpu_lock_try try_counted(uint64_t *word, enum fastcpu_lock_rank 
 	enum fastcpu_lock_try r;
 
 	for (;;) {
-		if (seen != 0 && (seen & SERIAL_MASK) == (mine & SERIAL_MASK)) {
+		if (seen == mine) {
 			r = FASTCPU_LOCK_HELD_HERE;
 			break;
 		}
-		if (seen != 0 &&
-		    seen >> FASTCPU_LOCK_SERIAL_BITS == mine >> FASTCPU_LOCK_SERIAL_BITS) {
+		if (seen != 0 && !vanished(seen)) {
 			r = FASTCPU_LOCK_BUSY;
 			break;
 		}
@@ -69,20 +79,20 @@ static enum fastcpu_lock_try try_counted(uint64_t *word, enum fastcpu_lock_rank 
 						__ATOMIC_RELAXED))
 			return FASTCPU_LOCK_TAKEN;
 	}
-	fastcpu_thread.locks_held -= rank;
+	fastcpu_wing_thread.lock.held -= rank;
 	return r;
 }
 
 enum fastcpu_lock_try fastcpu_lock_try(uint64_t *word, enum fastcpu_lock_rank rank)
 {
-	fastcpu_thread.locks_held += rank;
+	fastcpu_wing_thread.lock.held += rank;
 	return try_counted(word, rank);
 }
 
 bool fastcpu_lock_take_contended(uint64_t *word, enum fastcpu_lock_rank rank)
 {
 	/* What the thread held before this take (lock.h: the order). */
-	bool may_wait = fastcpu_thread.locks_held - rank < (unsigned int)rank;
+	bool may_wait = fastcpu_wing_thread.lock.held - rank < (unsigned int)rank;
 
 	for (unsigned int attempt = 0;; attempt++) {
 		enum fastcpu_lock_try r = try_counted(word, rank);
@@ -90,7 +100,7 @@ bool fastcpu_lock_take_contended(uint64_t *word, enum fastcpu_lock_rank rank)
 		if (r != FASTCPU_LOCK_BUSY || !may_wait)
 			return r == FASTCPU_LOCK_TAKEN;
 		fastcpu_wait_for_holder(attempt);
-		fastcpu_thread.locks_held += rank;
+		fastcpu_wing_thread.lock.held += rank;
 	}
 }
 
@@ -128,16 +138,4 @@ uint64_t *fastcpu_turn(size_t cpu)
 	if (unlikely(all == NULL))
 		all = mapped();
 	return all == &lone ? &lone.word : &all[cpu % TURNS].word;
-}
-
-static void new_image(void)
-{
-	__atomic_store_n(&fastcpu_lock_image, (fastcpu_lock_image + 1) & 0xff, __ATOMIC_RELAXED);
-}
-
-/* At load: before any thread forks, and before a program registers fork
- * handlers of its own that use the wing in a child (they run after this). */
-__attribute__((constructor)) static void at_load(void)
-{
-	(void)pthread_atfork(NULL, NULL, new_image);
 }

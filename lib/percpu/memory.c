@@ -33,14 +33,12 @@
  * zeroed.
  *
  * One lock: allocation is not on anyone's per-operation fast path (the
- * operations on an object are). A fork child gets it free: the fork
- * handlers are registered at load, and a program's own fork handler that
- * allocates, whichever order it runs in, finds the lock held for the fork
- * by its own thread and goes ahead (nothing is half changed then). Not
- * the wing's lock word (lock.h): that one a fork child finds free where a
- * vanished thread held it, which suits what is whole at every store; the
- * heap's chunks and bitmaps change by many stores, so the lock is held
- * across the fork instead, and a caller waits for it however it came
+ * operations on an object are). The heap's chunks and bitmaps change by
+ * many stores, so the wing's fork protocol (fork.c) holds the lock across
+ * a fork, and a program's own fork handler that allocates, whichever order
+ * it runs in, finds it held by its own thread and goes ahead (nothing is
+ * half changed then). Not the wing's lock word (lock.h), which suits what
+ * is whole at every store: a caller waits for the heap however it came
  * (the wing's ranks would send it another way, and the heap has none).
  *
  * No small object covers the bytes a thread's rseq area has in its page
@@ -232,23 +230,17 @@ static void place(char *base, int copies)
 	}
 }
 
-static void before_fork(void)
+void fastcpu_percpu_memory_before_fork(void)
 {
 	pthread_mutex_lock(&heap.lock);
 	heap.fork_thread = pthread_self();
 	__atomic_store_n(&heap.forking, true, __ATOMIC_RELAXED);
 }
 
-static void after_fork(void)
+void fastcpu_percpu_memory_after_fork(void)
 {
 	__atomic_store_n(&heap.forking, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&heap.lock);
-}
-
-/* At load, before a program registers handlers of its own. */
-__attribute__((constructor)) static void handle_forks(void)
-{
-	(void)pthread_atfork(before_fork, after_fork, after_fork);
 }
 
 /* Takes the lock; false where the calling thread holds it for a fork (a

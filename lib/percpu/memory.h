@@ -19,4 +19,8 @@
  */
 size_t fastcpu_percpu_quiet_offset(const void *slot);
 
+/* The wing's fork protocol (fork.c): the heap held across a fork. */
+void fastcpu_percpu_memory_before_fork(void);
+void fastcpu_percpu_memory_after_fork(void);
+
 #endif /* FASTCPU_PERCPU_MEMORY_H */

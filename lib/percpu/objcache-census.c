@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 
 #include "kernel.h"
-#include "objcache-thread.h"
+#include "objcache-front.h"
 #include "objcache.h"
 #include "private.h"
 #include "wing.h"
@@ -53,6 +53,7 @@ FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache
 	struct walk w = { cache, census, NULL, NULL };
 
 	memset(census, 0, sizeof(*census));
+	fastcpu_fronts_collect();
 	w.seen = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (w.seen == MAP_FAILED) {
 		errno = ENOMEM;
@@ -77,7 +78,7 @@ FASTCPU_EXPORT int fastcpu_private_objcache_census(const struct fastcpu_objcache
 			census->longest = count;
 	}
 	w.count = &census->kept;
-	fastcpu_own_walk(cache, mark, &w);
+	fastcpu_fronts_walk(cache, mark, &w);
 	census->listed += census->kept;
 	w.count = &census->in_depot;
 	fastcpu_depot_walk(&cache->depot, mark, &w, &magazines, &with_objects);

@@ -195,23 +195,27 @@ uintptr_t fastcpu_depot_take_empty(struct fastcpu_depot *depot)
 }
 
 /* An empty magazine for a run of fresh objects, the room for them made
- * first; 0 without memory. */
+ * first (the run counted: made stays at least runs + reserve); 0 without
+ * memory, the run not counted. */
 static uintptr_t fresh_room(struct fastcpu_depot *depot)
 {
 	uint64_t run = __atomic_add_fetch(&depot->runs, 1, __ATOMIC_RELAXED);
-	uintptr_t base;
+	uintptr_t base = 0;
 
-	if (!make(depot, run + depot->reserve))
-		return 0;
-	while ((base = empty_one(depot)) == 0)
-		if (!make(depot, __atomic_load_n(&depot->made, __ATOMIC_RELAXED) + 1))
-			return 0;
+	if (make(depot, run + depot->reserve))
+		while ((base = empty_one(depot)) == 0 &&
+		       make(depot, __atomic_load_n(&depot->made, __ATOMIC_RELAXED) + 1))
+			;
+	if (base == 0)
+		__atomic_sub_fetch(&depot->runs, 1, __ATOMIC_RELAXED);
 	return base;
 }
 
 /* A magazine of fresh objects (its top), as many as it holds and the
  * space has, in a magazine made for them; 0 without address space or
- * memory. */
+ * memory, nothing counted. A run that did not happen takes back its
+ * count: runs stays at most the runs carved, and a cache that meets
+ * ENOMEM again and again makes no magazine more for it. */
 static uintptr_t fresh_one(struct fastcpu_depot *depot, struct fastcpu_space *space)
 {
 	uintptr_t base = fresh_room(depot);
@@ -223,6 +227,7 @@ static uintptr_t fresh_one(struct fastcpu_depot *depot, struct fastcpu_space *sp
 	run = fastcpu_space_carve(space, (unsigned int)fastcpu_magazine_capacity(depot->mask), &got);
 	if (run == NULL) {
 		fastcpu_depot_give(depot, base);
+		__atomic_sub_fetch(&depot->runs, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	for (unsigned int i = 0; i < got; i++)

@@ -310,7 +310,7 @@ void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsign
 		errno = saved;
 		return poisoned(range_base(reserved) + used, n * space->size);
 	}
-	errno = ENOMEM;
+	errno = saved;
 	return NULL;
 }
 

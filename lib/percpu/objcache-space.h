@@ -53,8 +53,9 @@ struct fastcpu_space {
 int fastcpu_space_init(struct fastcpu_space *space, size_t size, size_t least,
 		       uintptr_t *low, uintptr_t *carved);
 /* Up to want objects in a run (free: poisoned under ASan): the first,
- * their number in *got; NULL (errno ENOMEM) where no address space is
- * left, or no memory to make an object writable. */
+ * their number in *got; NULL where no address space is left, or no memory
+ * to make an object writable (errno kept: the object cache's entry points
+ * say ENOMEM, and only where they fail). */
 void *fastcpu_space_carve(struct fastcpu_space *space, unsigned int want, unsigned int *got);
 /* Whether p is an object the space gave, in any range. */
 bool fastcpu_space_holds(const struct fastcpu_space *space, const void *p);

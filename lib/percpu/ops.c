@@ -45,27 +45,18 @@ static __attribute__((noinline)) void add_attaching(void *base, size_t stride,
 }
 
 /*
- * The calling thread's slot of the upper half where it takes that half and
- * the slot is known without a call: its registered area's CPU (another
- * owner's, with another signature), or the fallback's kept answer; else
- * -1 (a sequence may run, the thread has not attached, the answer is to be
- * asked again).
+ * Whether the calling thread takes the upper half, where that is known
+ * without a call: it attached, and reads no registered area, or one it
+ * runs no sequences on (another owner's, with another signature). Else a
+ * sequence may run, or the thread has not attached: the bodies decide.
  */
-static inline int upper_slot_at_once(void)
+static inline bool upper_half_known(void)
 {
 	const volatile int *ref = fastcpu_cpu_id_ref;
-	int cpu = *ref, possible;
 
-	if (cpu >= 0) {
-		possible = __atomic_load_n(&fastcpu_possible_cpus_word, __ATOMIC_RELAXED);
-		if (fastcpu_thread.sequences != FASTCPU_SEQUENCES_NO || possible == 0)
-			return -1;
-		return cpu + possible;
-	}
-	if (ref == &fastcpu_cpu_unattached || fastcpu_thread.upper.reuses == 0)
-		return -1;
-	fastcpu_thread.upper.reuses--;
-	return fastcpu_thread.upper.index;
+	if (*ref >= 0)
+		return fastcpu_thread.sequences == FASTCPU_SEQUENCES_NO;
+	return ref != &fastcpu_cpu_unattached;
 }
 
 /* A thread that takes the upper half adds atomically with no call while
@@ -74,10 +65,8 @@ static inline int upper_slot_at_once(void)
 FASTCPU_EXPORT __attribute__((aligned(64))) void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
 						   enum fastcpu_index by, long value)
 {
-	int slot = upper_slot_at_once();
-
-	if (likely(slot >= 0))
-		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)slot),
+	if (likely(upper_half_known()))
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, fastcpu_upper_slot()),
 				   (intptr_t)value, __ATOMIC_RELAXED);
 	else
 		add_attaching(base, stride, by, value);
@@ -128,15 +117,15 @@ static void *pop_in_turn(void *base, size_t stride, size_t next_offset, size_t c
 						__ATOMIC_ACQUIRE))
 			break;
 	}
-	fastcpu_lock_give(fastcpu_turn(cpu), FASTCPU_LOCK_OUTER);
+	fastcpu_lock_give(fastcpu_turn(cpu), FASTCPU_LOCK_INNER);
 	return (void *)head;
 }
 
 static void *pop_upper(void *base, size_t stride, size_t next_offset)
 {
 	size_t n = (size_t)fastcpu_possible_cpus();
-	size_t own = (size_t)fastcpu_upper_cpu();
-	enum fastcpu_lock_try r = fastcpu_lock_try(fastcpu_turn(own), FASTCPU_LOCK_OUTER);
+	size_t own = fastcpu_upper_cpu_of(fastcpu_upper_slot());
+	enum fastcpu_lock_try r = fastcpu_lock_try(fastcpu_turn(own), FASTCPU_LOCK_INNER);
 	void *node;
 
 	if (r == FASTCPU_LOCK_TAKEN)
@@ -144,11 +133,11 @@ static void *pop_upper(void *base, size_t stride, size_t next_offset)
 	for (size_t k = 1; k < n; k++) {
 		size_t other = (own + k) % n;
 
-		if (fastcpu_lock_try(fastcpu_turn(other), FASTCPU_LOCK_OUTER) == FASTCPU_LOCK_TAKEN &&
+		if (fastcpu_lock_try(fastcpu_turn(other), FASTCPU_LOCK_INNER) == FASTCPU_LOCK_TAKEN &&
 		    (node = pop_in_turn(base, stride, next_offset, other)) != NULL)
 			return node;
 	}
-	if (r == FASTCPU_LOCK_HELD_HERE || !fastcpu_lock_take(fastcpu_turn(own), FASTCPU_LOCK_OUTER))
+	if (r == FASTCPU_LOCK_HELD_HERE || !fastcpu_lock_take(fastcpu_turn(own), FASTCPU_LOCK_INNER))
 		return NULL;
 	return pop_in_turn(base, stride, next_offset, own);
 }

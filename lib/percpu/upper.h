@@ -1,54 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* lib/percpu/upper.h: the upper half's CPU a thread without sequences keeps. */
+/* lib/percpu/upper.h: the slot of the upper half a thread without sequences takes. */
 
 #ifndef FASTCPU_PERCPU_UPPER_H
 #define FASTCPU_PERCPU_UPPER_H
 
+#include <stddef.h>
+
 #include "cid.h"
 #include "cpu-id.h"
 #include "internal.h"
-#include "thread.h"
+#include "wing-thread.h"
 
 /*
- * The CPU whose slot of the upper half a thread without sequences takes
- * (ops.c, objcache.c): any is right (that half changes only by atomic
- * instructions), the nearer the less contended. Its area's cpu_id where it
+ * The slot of the upper half (lib/README.md: the half rule) that a thread
+ * without sequences takes, in every array of the wing (ops.c, the object
+ * cache): its CPU's, the CPU plus the possible CPUs (cid.h). Any slot of
+ * that half is right, as only atomic instructions or its lock change it;
+ * the thread's own CPU's is the least contended. Its area's cpu_id where it
  * reads a registered one; else the fallback's answer, kept for the next
  * FASTCPU_UPPER_REUSES takes: a thread is seldom moved that often, and
  * asking (a call, a clock, a system call) would cost more than the atomic
  * it chooses a line for; FASTCPU_UPPER_REUSES_SYSCALL takes where the
- * fallback is the bare system call, a hundred times RDPID's cost. 0 where
- * nothing can answer, errno kept. The thread has attached.
+ * fallback is the bare system call, a hundred times RDPID's cost. CPU 0's
+ * where nothing can answer, errno kept. The thread has attached.
  */
 #define FASTCPU_UPPER_REUSES 32
 #define FASTCPU_UPPER_REUSES_SYSCALL 1024
-int fastcpu_upper_cpu_ask(void);
-FASTCPU_INLINE int fastcpu_upper_cpu(void)
-{
-	int cpu = *fastcpu_cpu_id_ref;
-
-	if (cpu >= 0)
-		return cpu;
-	if (likely(fastcpu_thread.upper.reuses != 0)) {
-		fastcpu_thread.upper.reuses--;
-		return fastcpu_thread.upper.cpu;
-	}
-	return fastcpu_upper_cpu_ask();
-}
-
-/* The same CPU's index in the upper half. */
+size_t fastcpu_upper_slot_ask(void);
 FASTCPU_INLINE size_t fastcpu_upper_slot(void)
 {
 	int cpu = *fastcpu_cpu_id_ref;
 
 	if (cpu >= 0)
 		return (size_t)fastcpu_upper_index(cpu);
-	if (likely(fastcpu_thread.upper.reuses != 0)) {
-		fastcpu_thread.upper.reuses--;
-		return (size_t)fastcpu_thread.upper.index;
+	if (likely(fastcpu_wing_thread.upper.reuses != 0)) {
+		fastcpu_wing_thread.upper.reuses--;
+		return fastcpu_wing_thread.upper.slot;
 	}
-	return (size_t)fastcpu_upper_index(fastcpu_upper_cpu_ask());
+	return fastcpu_upper_slot_ask();
+}
+
+/* The CPU whose slot that is. */
+static inline size_t fastcpu_upper_cpu_of(size_t slot)
+{
+	return slot - (size_t)fastcpu_possible_cpus();
 }
 
 #endif /* FASTCPU_PERCPU_UPPER_H */

@@ -94,6 +94,12 @@ bool test_limit_address_space(size_t more);
 bool test_limit_data(size_t more);
 void test_unlimit(void);
 
+/* The kernel refuses the next calls of mprotect (ENOMEM), whoever makes
+ * them (interpose.c: the object cache's space makes memory writable so). */
+void test_fail_mprotect(int calls);
+/* The calling thread's next pthread_setspecific() raises sig first
+ * (interpose.c: the library sets a thread's key when it first keeps objects). */
+void test_signal_in_setspecific(int sig);
 /* Whether this process could install a seccomp filter (not under qemu-user). */
 bool test_seccomp_works(void);
 
@@ -135,7 +141,7 @@ Suite *suite_percpu(void);
 Suite *suite_memory(void);
 Suite *suite_objcache(void);
 Suite *suite_objcache_bounds(void);
-Suite *suite_objcache_kept(void);
+Suite *suite_objcache_front(void);
 Suite *suite_guard(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

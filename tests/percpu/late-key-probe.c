@@ -17,11 +17,14 @@
  * the thread's exit key, which must not allocate there. Under glibc a key
  * past the first 32 does, at its first value in a thread (a calloc); so
  * with "late", the program makes 32 keys before it dlopen()s the library,
- * and the handler must call no calloc or malloc, the thread keeping no
- * objects; with "early", the library's key is among the first and the
- * thread keeps objects (the probe sees what it checks for). This program's
- * calloc and malloc stand in front of glibc's, counting the handler's.
+ * and the handler must call no calloc or malloc; with "early", the
+ * library's key is among the first. Either way the thread keeps objects
+ * while it lives, and none once it is gone: its exit gives them back
+ * ("early"), or the census finds the thread gone ("late", no key set).
+ * This program's calloc and malloc stand in front of glibc's, counting
+ * the handler's.
  */
+#include <time.h>
 #ifdef __GLIBC__
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_malloc(size_t size);
@@ -75,6 +78,7 @@ int main(int argc, char **argv)
 {
 	bool late = argc > 2 && strcmp(argv[2], "late") == 0;
 	struct fastcpu_private_census census;
+	size_t kept_alive;
 	pthread_key_t key;
 	pthread_t t;
 	void *lib;
@@ -104,9 +108,22 @@ int main(int argc, char **argv)
 		return 2;
 	pthread_barrier_wait(&counted);
 	pthread_join(t, NULL);
-	printf("late-key-probe: %s keys: the handler allocated %d times, the thread kept %zu\n",
-	       late ? "32 earlier" : "no earlier", handler_allocations, census.kept);
-	if (handler_allocations != 0 || (late ? census.kept != 0 : census.kept == 0))
+	kept_alive = census.kept;
+	/* Gone once the kernel has let go of the thread too (a moment after
+	 * the join): a second at most. */
+	for (int i = 0; i < 100; i++) {
+		struct timespec nap = { 0, 10 * 1000 * 1000 };
+
+		if (census_of(cache, &census) != 0)
+			return 2;
+		if (census.kept == 0)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	printf("late-key-probe: %s keys: the handler allocated %d times, the thread kept %zu, "
+	       "then %zu once gone\n", late ? "32 earlier" : "no earlier", handler_allocations,
+	       kept_alive, census.kept);
+	if (handler_allocations != 0 || kept_alive == 0 || census.kept != 0)
 		return 1;
 	return 0;
 }

@@ -582,7 +582,7 @@ END_TEST
  * holding no more than 2 threads doing the same: every magazine within
  * its bound, and no more carved than the magazines' bound and the 16 in
  * use. Threads without sequences keep a few of their own besides, a bound
- * each (objcache-thread.h): 16 here, given back at their exit.
+ * each (objcache-front.h): 16 here, given back at their exit.
  */
 static pthread_mutex_t in_turn = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t all_done;
