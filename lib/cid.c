@@ -23,9 +23,8 @@
  * refused it, a librseq area not registered there yet) may still hold an
  * mm_cid in the kernel but cannot read it: it gets its CPU number plus the
  * number of possible CPUs, in a range no id of a thread with an area
- * reaches, and the limit is twice that number. The per-CPU operations
- * (percpu/ops.c) rest on that split: the lower half is only ever changed in
- * critical sections, the upper half only by atomic instructions.
+ * reaches, and the limit is twice that number: the two halves the per-CPU
+ * wing keeps apart (lib/README.md: the half rule).
  */
 FASTCPU_EXPORT int fastcpu_cid_limit(void)
 {

@@ -32,13 +32,10 @@ extern "C" {
  * holds that index. A thread that reads none (no rseq here, a sandbox
  * refused it, a forced fallback), or whose area another owner registered
  * with a signature other than the library's, uses atomic instructions on
- * the slot of its CPU in the upper half, index + fastcpu_cid_limit() / 2.
- * No slot is ever reached both ways: the lower half is changed only inside
- * sequences, whose index the kernel keeps exclusive, the upper half only
- * atomically, so a process where some threads have rseq and others not
- * stays exact. On an architecture without sequences here (or where the
- * program defines FASTCPU_PERCPU_OUT_OF_LINE) every thread takes the upper
- * half.
+ * the slot of its CPU in the upper half, index + fastcpu_cid_limit() / 2:
+ * no slot is reached both ways (the half rule, fastcpu_percpu(3)). On an
+ * architecture without sequences here (or where the program defines
+ * FASTCPU_PERCPU_OUT_OF_LINE) every thread takes the upper half.
  *
  * A node the list operations take comes with everything its pusher wrote
  * to it before pushing; nodes pushed in the upper half are popped there.

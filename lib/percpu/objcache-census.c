@@ -8,6 +8,7 @@
 
 #include "kernel.h"
 #include "objcache-front.h"
+#include "objcache-layout.h"
 #include "objcache.h"
 #include "private.h"
 #include "wing.h"

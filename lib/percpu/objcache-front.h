@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "objcache-upper.h"
-#include "objcache.h"
+#include "objcache-layout.h"
 #include "wing.h"
 
 /*

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "magazine.h"
-#include "objcache.h"
+#include "objcache-layout.h"
 
 /*
  * Objects taken from an index's magazine and given to it, a magazine run
@@ -92,12 +92,8 @@ FASTCPU_INLINE bool fastcpu_index_trade(struct fastcpu_objcache *cache,
 		top = (uintptr_t)seen;
 	} else {
 #ifdef FASTCPU_RSEQ_INLINE
-		int r = fastcpu_rseq_cmpstore_(way->cpu_at, way->index_at, way->index, slot, seen,
-					       (intptr_t)top, &found, 0);
-
-		if (r < 0)
-			FASTCPU_PERCPU_ON_ABORT();
-		if (r == 0 && found == seen)
+		if (fastcpu_rseq_cmpstore_(way->cpu_at, way->index_at, way->index, slot, seen,
+					   (intptr_t)top, &found, 0) == 0 && found == seen)
 			top = (uintptr_t)seen;
 #else
 		(void)found;	/* no sequence here: no index reached by one */

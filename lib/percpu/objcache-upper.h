@@ -5,7 +5,7 @@
 #ifndef FASTCPU_PERCPU_OBJCACHE_UPPER_H
 #define FASTCPU_PERCPU_OBJCACHE_UPPER_H
 
-#include "objcache.h"
+#include "objcache-layout.h"
 
 /*
  * A thread without sequences reaches the upper half's index of its CPU

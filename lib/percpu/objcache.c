@@ -17,6 +17,7 @@ static void count_abort(void);
 #include "memory.h"
 #include "objcache-front.h"
 #include "objcache-index.h"
+#include "objcache-layout.h"
 #include "objcache.h"
 #include "rseq-abi.h"
 #include "wing.h"

@@ -17,7 +17,7 @@
 
 #include "fastcpu.h"
 #include "helpers.h"
-#include "percpu/objcache.h"	/* the depot's lock word, for a thread to sit in */
+#include "percpu/objcache-layout.h"	/* an index's lock word, for a thread to sit in */
 #include "private.h"
 
 /* Each test runs as the process is, then in the upper half (a fallback
