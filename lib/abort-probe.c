@@ -19,7 +19,7 @@
 /*
  * Linux 6.19 to 7.0.13 on arm64 resumed a sequence preempted by another
  * task of its CPU instead of aborting it (fixed by 99428157dcf3 and
- * 82f572449cfe): its entry from user mode never noted the interrupt, so a
+ * 82f572449cfe): its entry from user mode did not note the interrupt, so a
  * preemption that changed neither the thread's CPU nor its concurrency id
  * left its rseq_cs unread. A distribution may carry the fix under an older
  * number: so it is tried. What is tried is whether the kernel reads rseq_cs
@@ -39,15 +39,16 @@
  * Four read and none missed say the kernel is right: a turn a tick, about
  * 20 ms for all.
  *
- * The spinner is never inside a section, so no check of the kernel's can
- * kill it: with rseq_debug=1, 7.0.13 killed a thread it found inside one
- * without a noted interrupt (when its concurrency id changed). So the two
- * can be threads: no wait, signal or pid of the program sees them, where a
- * helper process is a child, which a wait of any thread of the program for
- * any child (__WALL) reaps. Made by clone (CLONE_THREAD, no CLONE_SETTLS)
+ * The spinner is never inside a section and its descriptor is valid, so no
+ * check of the kernel's can kill it: with rseq_debug=1, 7.0.13 killed a
+ * thread it found inside one without a noted interrupt (when its
+ * concurrency id changed), and a thread's death is its process's. So the
+ * two can be threads: no wait, signal or pid of the program sees them,
+ * where a helper process is a child, which a wait of any thread of the
+ * program for any child (__WALL) reaps. Made by clone (CLONE_THREAD, no CLONE_SETTLS)
  * with every signal blocked, on stacks mapped here, they run on the
- * caller's TLS, which they do not touch but for errno in a system call
- * that fails (the caller's, restored here after they end); the calling
+ * caller's TLS, which they do not touch but for errno in their system
+ * calls (the caller's, restored here after they end); the calling
  * thread, which may be a signal handler, keeps its affinity, mask, area
  * and signal handlers. The kernel clears each one's tid word as it ends,
  * and that is what is waited for (futex: never a cancellation point); a
