@@ -62,16 +62,15 @@ FASTCPU_EXPORT bool fastcpu_private_runs_sequences(void)
 
 FASTCPU_EXPORT void fastcpu_private_probe(struct fastcpu_private_probe *probe, int run)
 {
-	struct fastcpu_probe_result r = { FASTCPU_PROBE_UNDECIDED, 0, 0, 0, false, "not run" };
+	struct fastcpu_probe_result r = { FASTCPU_PROBE_UNDECIDED, 0, 0, 0, "not run" };
 
 	if (run != 0)
-		r = run == 2 ? fastcpu_abort_probe_killing() : fastcpu_abort_probe();
+		r = run == 2 ? fastcpu_abort_probe_unregistered() : fastcpu_abort_probe();
 	probe->outcome = (int)r.outcome;
 	probe->preemptions = r.preemptions;
-	probe->aborts = r.aborts;
-	probe->resumed = r.resumed;
+	probe->read = r.read;
+	probe->missed = r.missed;
 	probe->why = r.why;
-	probe->killed = r.killed;
 	probe->guard_probes = fastcpu_guard_probes();
 	probe->guard = (int)fastcpu_guard_known();
 }

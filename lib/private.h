@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "abort-probe.h"
 #include "area-kind.h"
 
 /*
@@ -54,13 +55,12 @@ struct fastcpu_private_census {
 bool fastcpu_private_runs_sequences(void);
 
 /* The abort probe (abort-probe.c) run now, where run is 1 (2: with its
- * fault caused, the spinner killed); and what the process's guard
- * (sequence-guard.c) knows. */
+ * fault caused, the spinner's area unregistered); and what the process's
+ * guard (sequence-guard.c) knows. */
 struct fastcpu_private_probe {
 	int outcome;			/* 0 aborted, 1 resumed, 2 undecided */
-	unsigned long preemptions, aborts, resumed;
+	unsigned long preemptions, read, missed;	/* abort-probe.h's */
 	const char *why;		/* undecided: why */
-	bool killed;			/* resumed: the spinner was killed */
 	unsigned long guard_probes;	/* probes the guard ran in this process */
 	int guard;			/* 0 undecided, 1 sequences, 2 none */
 };

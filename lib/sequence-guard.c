@@ -151,14 +151,12 @@ void fastcpu_guard_describe(char *line, size_t size)
 	case BY_PROBE:
 		if (yes)
 			snprintf(line, size, "on: %s, of the releases that resumed preempted "
-				 "sequences (6.19 to 7.0.13), aborted %lu of them in the probe",
-				 release, probed.aborts);
-		else if (probed.killed)
-			snprintf(line, size, "off: %s killed the probe's task inside a preempted "
-				 "sequence instead of aborting it", release);
+				 "sequences (6.19 to 7.0.13), read the probe's critical section "
+				 "at all %lu preemptions", release, probed.read);
 		else
-			snprintf(line, size, "off: %s resumed a preempted sequence instead of "
-				 "aborting it (the probe saw %lu)", release, probed.resumed);
+			snprintf(line, size, "off: %s left the probe's critical section unread at "
+				 "%lu of %lu preemptions: it resumes preempted sequences",
+				 release, probed.missed, probed.preemptions);
 		break;
 	case BY_UNDECIDED_PROBE:
 		snprintf(line, size, "off: %s is of the releases that resumed preempted sequences "

@@ -59,13 +59,6 @@
  *	top and *slot = top + word (the commit); else it stores nothing and
  *	returns 2 (full: a magazine's last word is never a pointer of it; or
  *	none). Neither reads or writes anything at a pointer it moves.
- *   fastcpu_rseq_spin_(cpu_at, index, word, seen): where FASTCPU_RSEQ_SPIN_
- *	is defined (x86-64, arm64): not an operation, the library's probe of
- *	the kernel (lib/abort-probe.c). Indexed by cpu_id; seen[0] = *word,
- *	then reads *word until it changes or FASTCPU_RSEQ_SPINS_ reads pass,
- *	and stores the last value read in seen[1] (the commit). A change seen
- *	in a sequence that ran to its end was written while the thread was
- *	off its CPU: the kernel resumed the sequence instead of aborting it.
  *
  * Slots are intptr_t words. Where no file fits (another architecture, x32,
  * a compiler without asm goto, or a program that defines
@@ -166,9 +159,6 @@
 #elif defined(__GNUC__) && __GNUC__ >= 11
 # define FASTCPU_RSEQ_ASM_GOTO_OUTPUT_ 1
 #endif
-
-/* How many reads fastcpu_rseq_spin_ makes at most. */
-#define FASTCPU_RSEQ_SPINS_ 65536
 
 /* A sequence's three outcomes, after its asm goto; and a fourth. */
 #define FASTCPU_RSEQ_OUTCOMES_(aborted, moved)				\

@@ -11,7 +11,7 @@
 # memory only (the CXL/PMem/HBM case), in 256 MiB steps as ppc64 needs; the
 # guest takes CPU 1 offline. The kernel's rseq debug checks are on where the
 # kernel has them (6.19+): a write to a field the kernel owns kills the
-# writer.
+# writer. FASTCPU_RSEQ_DEBUG=0 boots with them off, as distributions ship.
 #
 # MODE (default full) is what the guest runs (guest-init.sh): full, the
 # whole suite under TCG's threads, with the tool, the benchmark and the
@@ -29,6 +29,7 @@ set -eu
 [ $# = 5 ] || [ $# = 6 ] ||
 	{ echo "usage: tests/kernels/boot.sh ARCH KERNEL INITRD LOG SECONDS [full|suite|exact]" >&2; exit 2; }
 arch=$1 kernel=$2 initrd=$3 log=$4 seconds=$5 mode=${6:-full}
+rseq_debug=${FASTCPU_RSEQ_DEBUG:-1}
 smp=3
 case $mode in
 full | suite) icount= lpj= ;;
@@ -88,7 +89,7 @@ boot_once() {
 	# shellcheck disable=SC2086 # options are words by design
 	timeout --kill-after=10 "$seconds" $qemu -accel tcg $icount -smp $smp -m 1024M $numa \
 		-nographic -no-reboot -nodefaults -serial mon:stdio -kernel "$kernel" \
-		-initrd "$initrd" -append "console=$console panic=-1 quiet loglevel=3 rseq_debug=1 matrix=$mode$lpj" \
+		-initrd "$initrd" -append "console=$console panic=-1 quiet loglevel=3 rseq_debug=$rseq_debug matrix=$mode$lpj" \
 		</dev/null >"$log" 2>&1 &
 	guest=$!
 	tenths=0

@@ -131,29 +131,3 @@ static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);
 }
-
-/* The library's probe of the kernel (lib/abort-probe.c). */
-#define FASTCPU_RSEQ_SPIN_ 1
-static __inline__ int fastcpu_rseq_spin_(const volatile int *cpu_at, int index,
-					 const volatile intptr_t *word, intptr_t *seen)
-{
-	__asm__ goto(FASTCPU_A64_SEQUENCE_(
-			"ldr x17, [%[word]]\n\t"
-			"str x17, [%[seen]]\n\t"
-			"mov x16, #" FASTCPU_RSEQ_STR_(FASTCPU_RSEQ_SPINS_) "\n"
-			"7:\n\t"
-			"ldr x15, [%[word]]\n\t"
-			"cmp x15, x17\n\t"
-			"b.ne 8f\n\t"
-			"yield\n\t"
-			"subs x16, x16, #1\n\t"
-			"b.ne 7b\n"
-			"8:\n\t"
-			"str x15, [%[seen], #8]\n")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [index_at] "r"(cpu_at), [index] "r"(index),
-		       [word] "r"(word), [seen] "r"(seen)
-		     : "memory", "cc", "x15", "x16", "x17"
-		     : aborted, moved);
-	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
-}

@@ -207,32 +207,3 @@ static __inline__ int fastcpu_rseq_magazine_push_(const volatile int *cpu_at,
 		     : aborted, moved, full);
 	FASTCPU_RSEQ_OUTCOMES_FULL_(aborted, moved, full);
 }
-
-/* The library's probe of the kernel (lib/abort-probe.c): x86-64 only, whose
- * registers spare the two it needs beyond CX. */
-#ifdef __x86_64__
-# define FASTCPU_RSEQ_SPIN_ 1
-static __inline__ int fastcpu_rseq_spin_(const volatile int *cpu_at, int index,
-					 const volatile intptr_t *word, intptr_t *seen)
-{
-	__asm__ goto(FASTCPU_X86_SEQUENCE_(
-			"movq (%[word]), %%rcx\n\t"
-			"movq %%rcx, (%[seen])\n\t"
-			"movl $" FASTCPU_RSEQ_STR_(FASTCPU_RSEQ_SPINS_) ", %%edx\n"
-			"7:\n\t"
-			"movq (%[word]), %%rax\n\t"
-			"cmpq %%rcx, %%rax\n\t"
-			"jne 8f\n\t"
-			"pause\n\t"
-			"decl %%edx\n\t"
-			"jnz 7b\n"
-			"8:\n\t"
-			"movq %%rax, 8(%[seen])\n")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [index_at] "r"(cpu_at), [index] "r"(index),
-		       [word] "r"(word), [seen] "r"(seen)
-		     : "memory", "cc", "rax", "rcx", "rdx"
-		     : aborted, moved);
-	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
-}
-#endif
