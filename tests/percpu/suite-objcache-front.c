@@ -209,61 +209,6 @@ START_TEST(objcache_front_three_caches)
 }
 END_TEST
 
-/*
- * A destructor of the last round at a thread's exit (glibc and musl run
- * PTHREAD_DESTRUCTOR_ITERATIONS of them) that uses the cache, after the
- * library's own destructor gave the thread's objects back: the thread keeps
- * nothing more, so nothing is left with it (the library's key was made
- * first, so its destructor runs first in a round, and is not called again
- * after the last).
- */
-#ifndef PTHREAD_DESTRUCTOR_ITERATIONS
-# define PTHREAD_DESTRUCTOR_ITERATIONS 4
-#endif
-static pthread_key_t late_key;
-static struct fastcpu_objcache *late_cache;
-
-static void late_destructor(void *round)
-{
-	uintptr_t r = (uintptr_t)round;
-	void *o[8];
-
-	if (r < PTHREAD_DESTRUCTOR_ITERATIONS) {
-		ck_assert_int_eq(pthread_setspecific(late_key, (void *)(r + 1)), 0);
-		return;
-	}
-	for (int i = 0; i < 8; i++)
-		ck_assert_ptr_nonnull(o[i] = fastcpu_objcache_alloc(late_cache));
-	for (int i = 0; i < 8; i++)
-		fastcpu_objcache_free(late_cache, o[i]);
-}
-
-static void *keeps_then_exits(void *unused)
-{
-	void *o = fastcpu_objcache_alloc(late_cache);
-
-	(void)unused;
-	ck_assert_ptr_nonnull(o);
-	fastcpu_objcache_free(late_cache, o);
-	ck_assert_int_eq(pthread_setspecific(late_key, (void *)1), 0);
-	return NULL;
-}
-
-START_TEST(objcache_front_none_after_last_destructors)
-{
-	pthread_t t;
-
-	if (IN_UPPER_HALF())
-		return;
-	late_cache = fastcpu_objcache_new(64, 0);	/* the library's key first */
-	ck_assert_ptr_nonnull(late_cache);
-	ck_assert_int_eq(pthread_key_create(&late_key, late_destructor), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, keeps_then_exits, NULL), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	check_all_free(late_cache, 0);
-	fastcpu_objcache_destroy(late_cache);
-}
-END_TEST
 
 /* ---- the review's cases, each on a fixed schedule ------------------------ */
 
@@ -482,15 +427,21 @@ START_TEST(objcache_front_vanished_holder_any_fork_depth)
 END_TEST
 
 /*
- * A thread whose first use of a cache comes in a destructor of the last
- * round (after which no destructor runs): nothing stays with it once it is
- * gone.
+ * A destructor of the last round at a thread's exit (glibc and musl run
+ * PTHREAD_DESTRUCTOR_ITERATIONS of them, the library's key first, as it was
+ * made first) that uses the cache: after the library's own destructor gave
+ * the thread's objects back (_i 0), or as the thread's first use of any
+ * cache (_i 1). No destructor runs after it; nothing stays with the thread
+ * once it is gone.
  */
+#ifndef PTHREAD_DESTRUCTOR_ITERATIONS
+# define PTHREAD_DESTRUCTOR_ITERATIONS 4
+#endif
 static pthread_key_t round_key;
 static struct fastcpu_objcache *last_round_cache;
 static pid_t last_round_tid;
 
-static void first_use_in_last_round(void *round)
+static void uses_cache_in_last_round(void *round)
 {
 	uintptr_t r = (uintptr_t)round;
 	void *o[8];
@@ -505,15 +456,20 @@ static void first_use_in_last_round(void *round)
 		fastcpu_objcache_free(last_round_cache, o[i]);
 }
 
-static void *uses_nothing_until_its_exit(void *unused)
+static void *exits_into_last_round(void *used_before)
 {
-	(void)unused;
+	void *o;
+
 	last_round_tid = thread_id();
+	if (used_before != NULL) {
+		ck_assert_ptr_nonnull(o = fastcpu_objcache_alloc(last_round_cache));
+		fastcpu_objcache_free(last_round_cache, o);
+	}
 	ck_assert_int_eq(pthread_setspecific(round_key, (void *)1), 0);
 	return NULL;
 }
 
-START_TEST(objcache_front_none_after_first_use_in_last_round)
+START_TEST(objcache_front_none_after_last_destructors)
 {
 	pthread_t t;
 
@@ -521,8 +477,9 @@ START_TEST(objcache_front_none_after_first_use_in_last_round)
 		return;
 	last_round_cache = fastcpu_objcache_new(64, 0);	/* the library's key first */
 	ck_assert_ptr_nonnull(last_round_cache);
-	ck_assert_int_eq(pthread_key_create(&round_key, first_use_in_last_round), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, uses_nothing_until_its_exit, NULL), 0);
+	ck_assert_int_eq(pthread_key_create(&round_key, uses_cache_in_last_round), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, exits_into_last_round,
+					_i == 0 ? last_round_cache : NULL), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	wait_gone(last_round_tid);
 	check_all_free(last_round_cache, 0);
@@ -643,10 +600,9 @@ Suite *suite_objcache_front(void)
 	test_add_respawning(tc, objcache_front_taken_back_in_fork_child, 0, 1);
 	test_add_respawning(tc, objcache_front_forgotten_when_destroyed, 0, 1);
 	test_add_respawning(tc, objcache_front_three_caches, 0, 1);
-	test_add_respawning(tc, objcache_front_none_after_last_destructors, 0, 1);
+	test_add_respawning(tc, objcache_front_none_after_last_destructors, 0, 2);
 	test_add_respawning(tc, objcache_front_destroy_waits_for_exit_give_back, 0, 1);
 	test_add_respawning(tc, objcache_front_vanished_holder_any_fork_depth, 0, 1);
-	test_add_respawning(tc, objcache_front_none_after_first_use_in_last_round, 0, 1);
 	test_add_respawning(tc, objcache_front_signal_inside_its_making, 0, 1);
 	test_add_respawning(tc, objcache_errno_kept_past_a_refused_carve, 0, 1);
 	test_add_respawning(tc, objcache_refused_carves_make_no_magazines, 0, 1);
