@@ -333,12 +333,12 @@ START_TEST(objcache_front_destroy_waits_for_exit_give_back)
 {
 	enum { NEXT = 2048 };
 	struct fastcpu_objcache *next;
-	void **o = calloc(NEXT, sizeof(*o));
 	pthread_t t;
+	void **o;
 
 	if (IN_UPPER_HALF())
 		return;
-	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(o = calloc(NEXT, sizeof(*o)));
 	ck_assert_ptr_nonnull(exiting_cache = fastcpu_objcache_new(64, 0));
 	ck_assert_int_eq(pthread_create(&t, NULL, keeps_then_exits_into_a_fault, NULL), 0);
 	wait_parked();
