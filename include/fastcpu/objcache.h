@@ -137,19 +137,21 @@ static inline int fastcpu_objcache_ours_(const struct fastcpu_objcache_fast_ *fa
  * whose index moved before it began, runs again. It returns 0 (done),
  * FASTCPU_OBJCACHE_TRADE_ (the magazine is empty, or full or none: nothing
  * stored; *index and *index_at say which index), or
- * FASTCPU_PERCPU_ELSEWHERE_ (the area is not registered: no sequence).
+ * FASTCPU_PERCPU_ELSEWHERE_ (the area is not registered: no sequence;
+ * *index -1).
  */
 #define FASTCPU_OBJCACHE_TRADE_ 2
 
 #ifdef FASTCPU_RSEQ_INLINE
 static inline int fastcpu_objcache_index_(const struct fastcpu_objcache_fast_ *fast,
 					  const volatile int *cpu_at,
-					  const volatile int **index_at)
+					  const volatile int **index_at, int *index)
 {
 	*index_at = (const volatile int *)((uintptr_t)cpu_at + (uintptr_t)fast->index_distance);
 	if (__builtin_expect(*cpu_at < 0, 0))
-		return -1;
-	return **index_at;
+		return 0;
+	*index = **index_at;
+	return 1;
 }
 
 static inline int fastcpu_objcache_step_body_(const struct fastcpu_objcache_fast_ *fast,
@@ -159,7 +161,7 @@ static inline int fastcpu_objcache_step_body_(const struct fastcpu_objcache_fast
 {
 	int r;
 
-	while ((*index = fastcpu_objcache_index_(fast, cpu_at, index_at)) >= 0) {
+	while (fastcpu_objcache_index_(fast, cpu_at, index_at, index)) {
 		intptr_t *top = fastcpu_percpu_slot_(fast->tops, FASTCPU_PERCPU_STRIDE,
 						     (size_t)*index);
 
@@ -176,6 +178,7 @@ static inline int fastcpu_objcache_step_body_(const struct fastcpu_objcache_fast
 		if (r < 0)
 			FASTCPU_PERCPU_ON_ABORT();
 	}
+	*index = -1;
 	return FASTCPU_PERCPU_ELSEWHERE_;
 }
 

@@ -65,8 +65,10 @@ static inline bool upper_half_known(void)
 FASTCPU_EXPORT __attribute__((aligned(64))) void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
 						   enum fastcpu_index by, long value)
 {
-	if (likely(upper_half_known()))
-		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, fastcpu_upper_slot()),
+	long slot;
+
+	if (likely(upper_half_known()) && likely((slot = fastcpu_upper_slot_known()) >= 0))
+		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)slot),
 				   (intptr_t)value, __ATOMIC_RELAXED);
 	else
 		add_attaching(base, stride, by, value);

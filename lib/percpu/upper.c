@@ -6,11 +6,17 @@
 #include "kernel.h"
 #include "upper.h"
 
-/* The fallback asked (upper.h says when), its answer kept. */
+/* The area's CPU's slot, the possible CPUs counted first; or the
+ * fallback asked (upper.h says when), its answer kept. */
 size_t fastcpu_upper_slot_ask(void)
 {
-	const struct fastcpu_backend *fallback = fastcpu_fallback();
-	int cpu = fallback->cpu_quiet();
+	const struct fastcpu_backend *fallback;
+	int cpu = *fastcpu_cpu_id_ref;
+
+	if (cpu >= 0)
+		return (size_t)fastcpu_upper_index(cpu);
+	fallback = fastcpu_fallback();
+	cpu = fallback->cpu_quiet();
 
 	if (cpu < 0 || cpu >= fastcpu_possible_cpus())
 		cpu = 0;

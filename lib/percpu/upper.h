@@ -10,6 +10,7 @@
 #include "cid.h"
 #include "cpu-id.h"
 #include "internal.h"
+#include "kernel.h"
 #include "wing-thread.h"
 
 /*
@@ -27,18 +28,31 @@
  */
 #define FASTCPU_UPPER_REUSES 32
 #define FASTCPU_UPPER_REUSES_SYSCALL 1024
-size_t fastcpu_upper_slot_ask(void);
-FASTCPU_INLINE size_t fastcpu_upper_slot(void)
-{
-	int cpu = *fastcpu_cpu_id_ref;
 
-	if (cpu >= 0)
-		return (size_t)fastcpu_upper_index(cpu);
+/* The slot where it is known without a call (a caller that makes none
+ * builds no frame: the per-CPU add's out-of-line path); -1 where the
+ * fallback is to be asked again, or the possible CPUs counted. */
+FASTCPU_INLINE long fastcpu_upper_slot_known(void)
+{
+	int cpu = *fastcpu_cpu_id_ref, possible;
+
+	if (cpu >= 0) {
+		possible = __atomic_load_n(&fastcpu_possible_cpus_word, __ATOMIC_RELAXED);
+		return possible != 0 ? (long)cpu + possible : -1;
+	}
 	if (likely(fastcpu_wing_thread.upper.reuses != 0)) {
 		fastcpu_wing_thread.upper.reuses--;
 		return fastcpu_wing_thread.upper.slot;
 	}
-	return fastcpu_upper_slot_ask();
+	return -1;
+}
+
+size_t fastcpu_upper_slot_ask(void);
+FASTCPU_INLINE size_t fastcpu_upper_slot(void)
+{
+	long slot = fastcpu_upper_slot_known();
+
+	return likely(slot >= 0) ? (size_t)slot : fastcpu_upper_slot_ask();
 }
 
 /* The CPU whose slot that is. */
