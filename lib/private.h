@@ -26,6 +26,8 @@ struct fastcpu_private_facts {
 	char fallback[32];		/* what answers a thread without rseq here */
 	bool sequences;			/* the per-CPU operations run sequences here */
 	char sequences_why[200];	/* why they do or do not */
+	int possible_cpus;		/* what the library sizes by (kernel.h) */
+	int kernel_possible_cpus;	/* the kernel's own count */
 };
 
 /* Fills facts as the calling thread and the library see them now. */

@@ -211,18 +211,25 @@ static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int
 
 static void place(char *base, int copies)
 {
-	int n = fastcpu_possible_cpus(), first = fastcpu_node_of_cpu(0);
+	int n = fastcpu_possible_cpus(), first = -1, node;
 	bool several = false;
 
-	for (int cpu = 1; cpu < n && !several; cpu++)
-		several = fastcpu_node_of_cpu((unsigned int)cpu) != first;
+	/* Two nodes sysfs names: a CPU in none (FASTCPU_POSSIBLE_CPUS's past
+	 * the kernel's) makes no second one. */
+	for (int cpu = 0; cpu < n && !several; cpu++) {
+		node = fastcpu_node_of_cpu((unsigned int)cpu);
+		if (first < 0)
+			first = node;
+		else
+			several = node >= 0 && node != first;
+	}
 	if (!several)
 		return;
 	for (int i = 0; i < copies; i++) {
-		int node = fastcpu_node_of_cpu((unsigned int)(i % n));
 		unsigned long mask[FASTCPU_MAX_CPUS / (8 * sizeof(unsigned long))] = { 0 };
 		int saved = errno;
 
+		node = fastcpu_node_of_cpu((unsigned int)(i % n));
 		if (node < 0 || node >= FASTCPU_MAX_CPUS)
 			continue;
 		mask[node / (8 * sizeof(unsigned long))] |= 1ul << (node % (8 * sizeof(unsigned long)));
