@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "fork-lock.h"
 #include "kernel.h"
 #include "memory.h"
 #include "node.h"
@@ -33,15 +34,10 @@
  * zeroed.
  *
  * One lock: allocation is not on anyone's per-operation fast path (the
- * operations on an object are). A fork child gets it free: the fork
- * handlers are registered at load, and a program's own fork handler that
- * allocates, whichever order it runs in, finds the lock held for the fork
- * by its own thread and goes ahead (nothing is half changed then). Not
- * the wing's lock word (lock.h): that one a fork child finds free where a
- * vanished thread held it, which suits what is whole at every store; the
- * heap's chunks and bitmaps change by many stores, so the lock is held
- * across the fork instead, and a caller waits for it however it came
- * (the wing's ranks would send it another way, and the heap has none).
+ * operations on an object are). The heap's chunks and bitmaps change by
+ * many stores, so it is a lock held across a fork (fork-lock.h): a fork
+ * child gets it free, and a program's own fork handler that allocates goes
+ * ahead, in the forking thread that holds it.
  *
  * No small object covers the bytes a thread's rseq area has in its page
  * (its rseq_cs): a sequence stores there, then loads and stores the slot,
@@ -74,14 +70,12 @@ struct chunk {
 };
 
 static struct {
-	pthread_mutex_t lock;
+	struct fastcpu_fork_lock lock;
 	struct chunk **chunks;		/* sorted by base */
 	size_t count, room;
 	size_t last;			/* where room was found last */
-	bool forking;			/* held for a fork by fork_thread */
-	pthread_t fork_thread;
 	uint64_t fenced[PAGE / FENCE_BYTES / 64];	/* page offsets, FENCE_BYTES a bit */
-} heap = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} heap = { .lock = FASTCPU_FORK_LOCK_INIT };
 
 static bool bit(const uint64_t *map, unsigned int u)
 {
@@ -241,15 +235,12 @@ static void place(char *base, int copies)
 
 static void before_fork(void)
 {
-	pthread_mutex_lock(&heap.lock);
-	heap.fork_thread = pthread_self();
-	__atomic_store_n(&heap.forking, true, __ATOMIC_RELAXED);
+	fastcpu_fork_lock_before(&heap.lock);
 }
 
 static void after_fork(void)
 {
-	__atomic_store_n(&heap.forking, false, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&heap.lock);
+	fastcpu_fork_lock_after(&heap.lock);
 }
 
 /* At load, before a program registers handlers of its own. */
@@ -258,27 +249,10 @@ __attribute__((constructor)) static void handle_forks(void)
 	(void)pthread_atfork(before_fork, after_fork, after_fork);
 }
 
-/* Takes the lock; false where the calling thread holds it for a fork (a
- * program's fork handler that allocates): it goes ahead without. */
-static bool lock_heap(void)
-{
-	if (__atomic_load_n(&heap.forking, __ATOMIC_RELAXED) &&
-	    pthread_equal(heap.fork_thread, pthread_self()))
-		return false;
-	pthread_mutex_lock(&heap.lock);
-	return true;
-}
-
-static void unlock_heap(bool taken)
-{
-	if (taken)
-		pthread_mutex_unlock(&heap.lock);
-}
-
 size_t fastcpu_percpu_quiet_offset(const void *slot)
 {
 	size_t line = ((uintptr_t)slot % PAGE) / 64 * 64, offset = (line + PAGE / 2) % PAGE;
-	bool taken = lock_heap();
+	bool taken = fastcpu_fork_lock_take(&heap.lock);
 
 	for (size_t k = 0; k < PAGE / 64; k++, offset = (offset + 64) % PAGE) {
 		bool fenced = false;
@@ -288,7 +262,7 @@ size_t fastcpu_percpu_quiet_offset(const void *slot)
 		if (!fenced && offset != line)
 			break;
 	}
-	unlock_heap(taken);
+	fastcpu_fork_lock_give(&heap.lock, taken);
 	return offset;
 }
 
@@ -396,7 +370,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 	}
 	n = units_of(size);
 	a = align_of(size);
-	taken = lock_heap();
+	taken = fastcpu_fork_lock_take(&heap.lock);
 	learn_fence();
 	fenced = fits_clear(n, a);
 	/* The chunk that had room last, then every other, then a new one. */
@@ -409,7 +383,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 		u = find_run(c, n, a, fenced);
 	if (u < UNITS)
 		p = take(c, u, n);
-	unlock_heap(taken);
+	fastcpu_fork_lock_give(&heap.lock, taken);
 	return p;
 }
 
@@ -444,12 +418,12 @@ FASTCPU_EXPORT void fastcpu_percpu_free(void *p)
 
 	if (p == NULL)
 		return;
-	taken = lock_heap();
+	taken = fastcpu_fork_lock_take(&heap.lock);
 	c = chunk_of(p);
 	offset = c ? (size_t)((char *)p - c->base) : 0;
 	u = (unsigned int)(offset / UNIT);
 	if (c == NULL || offset % UNIT != 0 || !bit(c->start, u)) {
-		unlock_heap(taken);
+		fastcpu_fork_lock_give(&heap.lock, taken);
 		errno = EINVAL;		/* not given by the allocator, or freed */
 		return;
 	}
@@ -460,5 +434,5 @@ FASTCPU_EXPORT void fastcpu_percpu_free(void *p)
 	c->free_units += n;
 	if (u < c->hint)
 		c->hint = u;
-	unlock_heap(taken);
+	fastcpu_fork_lock_give(&heap.lock, taken);
 }
