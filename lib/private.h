@@ -76,4 +76,9 @@ int fastcpu_private_objcache_census(const struct fastcpu_objcache *cache,
  * FASTCPU_BY_CPU, for the benchmark to measure both; before any use. */
 void fastcpu_private_objcache_index(struct fastcpu_objcache *cache, int by);
 
+struct fastcpu_counter_tree;
+/* Whether the tree is settled (counter-tree-shape.h): every carry landed,
+ * every word within its range; for the tests, while no add runs. */
+bool fastcpu_private_counter_tree_settled(const struct fastcpu_counter_tree *tree);
+
 #endif /* FASTCPU_PRIVATE_H */
