@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "once.h"
 #include "rseq-abi.h"
+#include "settings.h"
 #include "util.h"
 #include "vdso.h"
 
@@ -82,7 +83,7 @@ static void note_highest(unsigned long cpu, void *highest)
  * chroot, a sandbox), sched_getaffinity refuses a mask too small for it,
  * which bounds it to a multiple of 64 (or to FASTCPU_MAX_CPUS past 1024).
  */
-static int count_possible_cpus(void)
+int fastcpu_kernel_possible_cpus(void)
 {
 	unsigned long highest = 0, mask[1024 / (8 * sizeof(unsigned long))];
 
@@ -95,6 +96,19 @@ static int count_possible_cpus(void)
 					      (long)mask, 0) > 0)
 			return (int)(size * 8);
 	return FASTCPU_MAX_CPUS;
+}
+
+/* The library's count: the kernel's, or FASTCPU_POSSIBLE_CPUS where that
+ * asks for more (settings.c), so that a 2-CPU machine sizes every per-CPU
+ * array, concurrency id limit and counter tree as a 1,024-CPU one would:
+ * CPU numbers stay the kernel's, below its count, and the slots past them
+ * are simply never a thread's. */
+static int count_possible_cpus(void)
+{
+	int kernel = fastcpu_kernel_possible_cpus();
+	unsigned int asked = fastcpu_settings().possible_cpus;
+
+	return asked > (unsigned int)kernel ? (int)asked : kernel;
 }
 
 int fastcpu_possible_cpus_word;

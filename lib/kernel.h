@@ -28,8 +28,11 @@ struct fastcpu_rseq_kernel fastcpu_rseq_kernel(void);
 	((unsigned int)(major) << 16 | (unsigned int)(minor) << 8 | (unsigned int)(sublevel))
 unsigned int fastcpu_kernel_version(bool may_ask);
 
-/* CPU numbers are below this (the kernel's nr_cpu_ids): counted once,
- * read inline where a fallback answers every call. */
+/* CPU numbers are below this (the kernel's nr_cpu_ids, or more where
+ * FASTCPU_POSSIBLE_CPUS asks): counted once, read inline where a fallback
+ * answers every call. fastcpu_kernel_possible_cpus() is the kernel's
+ * alone, counted afresh. */
+int fastcpu_kernel_possible_cpus(void);
 extern int fastcpu_possible_cpus_word;
 int fastcpu_count_possible_cpus(void);
 static inline int fastcpu_possible_cpus(void)

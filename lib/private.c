@@ -9,6 +9,7 @@
 #include "attach.h"
 #include "bind.h"
 #include "internal.h"
+#include "kernel.h"
 #include "private.h"
 #include "sequence-guard.h"
 #include "tick.h"
@@ -53,6 +54,8 @@ FASTCPU_EXPORT void fastcpu_private_facts(struct fastcpu_private_facts *facts)
 		snprintf(facts->tick, sizeof(facts->tick),
 			 "none usable: the cache stays off");
 	describe_sequences(facts);
+	facts->possible_cpus = fastcpu_possible_cpus();
+	facts->kernel_possible_cpus = fastcpu_kernel_possible_cpus();
 }
 
 FASTCPU_EXPORT bool fastcpu_private_runs_sequences(void)

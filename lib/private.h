@@ -27,6 +27,8 @@ struct fastcpu_private_facts {
 	char fallback[32];		/* what answers a thread without rseq here */
 	bool sequences;			/* the per-CPU operations run sequences here */
 	char sequences_why[200];	/* why they do or do not */
+	int possible_cpus;		/* what the library sizes by (kernel.h) */
+	int kernel_possible_cpus;	/* the kernel's own count */
 };
 
 /* Fills facts as the calling thread and the library see them now. */
@@ -73,5 +75,10 @@ int fastcpu_private_objcache_census(const struct fastcpu_objcache *cache,
 /* The cache's index, from now on: FASTCPU_BY_CID (what new makes) or
  * FASTCPU_BY_CPU, for the benchmark to measure both; before any use. */
 void fastcpu_private_objcache_index(struct fastcpu_objcache *cache, int by);
+
+struct fastcpu_counter_tree;
+/* Whether the tree is settled (counter-tree-shape.h): every carry landed,
+ * every word within its range; for the tests, while no add runs. */
+bool fastcpu_private_counter_tree_settled(const struct fastcpu_counter_tree *tree);
 
 #endif /* FASTCPU_PRIVATE_H */

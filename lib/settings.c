@@ -58,20 +58,48 @@ static unsigned int parse_variable(const struct variable *v, const char *value)
 	return 0;
 }
 
+/* FASTCPU_POSSIBLE_CPUS: a number of CPUs, decimal digits alone, from 1 to
+ * FASTCPU_MAX_CPUS; unset or empty is 0 (the kernel's count stands); any
+ * other value gives one line on stderr and 0. Below the kernel's count it
+ * is no error: the machine already has that many (kernel.c). */
+#define POSSIBLE_CPUS_NAME "FASTCPU_POSSIBLE_CPUS"
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+static unsigned int parse_possible_cpus(const char *value)
+{
+	const char *c = value;
+	unsigned int n = 0;
+
+	if (value == NULL || *value == '\0')
+		return 0;
+	while (*c >= '0' && *c <= '9' && n <= FASTCPU_MAX_CPUS)
+		n = n * 10 + (unsigned int)(*c++ - '0');
+	if (*c == '\0' && n >= 1 && n <= FASTCPU_MAX_CPUS)
+		return n;
+	fastcpu_warn_once(FASTCPU_WARN_POSSIBLE_CPUS, "libfastcpu: " POSSIBLE_CPUS_NAME
+			  " must be a number of CPUs from 1 to " STR(FASTCPU_MAX_CPUS)
+			  "; using the kernel's\n");
+	return 0;
+}
+
 /* All in one word, with a bit that makes it never 0. */
 #define READ		(1u << 12)
 #define CACHE_SHIFT	4
 #define SEQUENCES_SHIFT	8
+#define POSSIBLE_SHIFT	16	/* FASTCPU_MAX_CPUS fits the 16 bits above */
 #define FIELD_MASK	0xfu
 
 struct fastcpu_settings fastcpu_settings_parse(const char *backend_value,
 					      const char *cache_value,
-					      const char *sequences_value)
+					      const char *sequences_value,
+					      const char *possible_cpus_value)
 {
 	return (struct fastcpu_settings){
 		.backend = parse_variable(&backend, backend_value),
 		.cache = parse_variable(&cache, cache_value),
 		.sequences = parse_variable(&sequences, sequences_value),
+		.possible_cpus = parse_possible_cpus(possible_cpus_value),
 	};
 }
 
@@ -80,9 +108,11 @@ static unsigned int read_settings(void)
 	struct fastcpu_settings s =
 		fastcpu_settings_parse(fastcpu_getenv(backend.name),
 				       fastcpu_getenv(cache.name),
-				       fastcpu_getenv(sequences.name));
+				       fastcpu_getenv(sequences.name),
+				       fastcpu_getenv(POSSIBLE_CPUS_NAME));
 
-	return READ | s.backend | s.cache << CACHE_SHIFT | s.sequences << SEQUENCES_SHIFT;
+	return READ | s.backend | s.cache << CACHE_SHIFT | s.sequences << SEQUENCES_SHIFT |
+	       s.possible_cpus << POSSIBLE_SHIFT;
 }
 
 /* Read with secure_getenv (util.c): ignored in setuid programs. The first
@@ -97,5 +127,6 @@ struct fastcpu_settings fastcpu_settings(void)
 		.backend = w & FIELD_MASK,
 		.cache = (w >> CACHE_SHIFT) & FIELD_MASK,
 		.sequences = (w >> SEQUENCES_SHIFT) & FIELD_MASK,
+		.possible_cpus = w >> POSSIBLE_SHIFT,
 	};
 }

@@ -26,6 +26,7 @@ uint64_t fastcpu_cost_ns(int (*fn)(void));
 /* One line on stderr, at most once per process per distinct key. */
 void fastcpu_warn_once(unsigned int key, const char *line);
 enum { FASTCPU_WARN_BACKEND, FASTCPU_WARN_CACHE, FASTCPU_WARN_UNAVAILABLE,
-       FASTCPU_WARN_RSEQ, FASTCPU_WARN_STATIC_CACHE, FASTCPU_WARN_SEQUENCES };
+       FASTCPU_WARN_RSEQ, FASTCPU_WARN_STATIC_CACHE, FASTCPU_WARN_SEQUENCES,
+       FASTCPU_WARN_POSSIBLE_CPUS };
 
 #endif /* FASTCPU_UTIL_H */

@@ -89,12 +89,13 @@ int cmd_info(int argc, char **argv)
 		       "\"vdso_getcpu\": %s, \"rdpid\": %s, \"backend\": \"%s\", "
 		       "\"why\": \"%s\", \"cache_clock\": \"%s\", \"cpus\": %ld, "
 		       "\"nodes\": %ld, \"cpu\": %d, \"node\": %d, \"sequences\": %s, "
-		       "\"sequences_why\": \"%s\"}\n",
+		       "\"sequences_why\": \"%s\", \"possible_cpus\": %d, "
+		       "\"kernel_possible_cpus\": %d}\n",
 		       PACKAGE_VERSION, f.rseq_feature_size, f.rseq_align,
 		       f.glibc_rseq_size, f.lib.vdso_getcpu ? "true" : "false",
 		       f.lib.rdpid ? "true" : "false", f.backend, f.why, f.lib.tick, f.cpus,
 		       f.nodes, (int)cpu, (int)node, f.lib.sequences ? "true" : "false",
-		       f.lib.sequences_why);
+		       f.lib.sequences_why, f.lib.possible_cpus, f.lib.kernel_possible_cpus);
 		return 0;
 	}
 	printf("libfastcpu %s\n", PACKAGE_VERSION);
@@ -119,5 +120,10 @@ int cmd_info(int argc, char **argv)
 	printf("sequences:        %s\n", f.lib.sequences_why);
 	printf("CPUs, nodes:      %ld, %ld (this thread: CPU %d, node %d)\n",
 	       f.cpus, f.nodes, (int)cpu, (int)node);
+	if (f.lib.possible_cpus != f.lib.kernel_possible_cpus)
+		printf("possible CPUs:    %d (FASTCPU_POSSIBLE_CPUS; the kernel's %d)\n",
+		       f.lib.possible_cpus, f.lib.kernel_possible_cpus);
+	else
+		printf("possible CPUs:    %d\n", f.lib.possible_cpus);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef FASTCPU_PERCPU_H
 #define FASTCPU_PERCPU_H
 
+#include "fastcpu/counter-tree.h"	/* the counter tree, read in O(1) */
 #include "fastcpu/cpu.h"
 #include "fastcpu/percpu-alloc.h"
 #include "fastcpu/plumbing.h"

@@ -236,6 +236,28 @@ static inline int fastcpu_percpu_add_body_(void *base, size_t stride, enum fastc
 	return FASTCPU_PERCPU_ELSEWHERE_;
 }
 
+/* Adds value to the thread's slot and sets *old to what it held before:
+ * the slot's index, or FASTCPU_PERCPU_ELSEWHERE_ (the counter tree's leaf,
+ * <fastcpu/counter-tree.h>). */
+static inline int fastcpu_percpu_add_return_body_(void *base, size_t stride,
+						  enum fastcpu_index by, intptr_t value,
+						  intptr_t *old, fastcpu_percpu_find_ find)
+{
+	const volatile int *cpu_at, *index_at;
+	int index, r;
+
+	while (__builtin_expect((index = find(by, &cpu_at, &index_at)) >= 0, 1)) {
+		r = fastcpu_rseq_add_return_(cpu_at, index_at, index,
+					     fastcpu_percpu_slot_(base, stride, (size_t)index),
+					     value, old);
+		if (__builtin_expect(r == 0, 1))
+			return index;
+		if (r < 0)
+			FASTCPU_PERCPU_ON_ABORT();
+	}
+	return FASTCPU_PERCPU_ELSEWHERE_;
+}
+
 /* If the thread's slot holds expect, stores newv: its index; else -1 and
  * the value found in *seen; or FASTCPU_PERCPU_ELSEWHERE_. acquire (a
  * constant) orders the slot's read before every later access. */
@@ -302,6 +324,14 @@ static inline int fastcpu_percpu_add_body_(void *base, size_t stride, enum fastc
 					   intptr_t value, fastcpu_percpu_find_ find)
 {
 	(void)base, (void)stride, (void)value;
+	return fastcpu_percpu_elsewhere_(by, find);
+}
+
+static inline int fastcpu_percpu_add_return_body_(void *base, size_t stride,
+						  enum fastcpu_index by, intptr_t value,
+						  intptr_t *old, fastcpu_percpu_find_ find)
+{
+	(void)base, (void)stride, (void)value, (void)old;
 	return fastcpu_percpu_elsewhere_(by, find);
 }
 

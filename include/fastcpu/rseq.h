@@ -16,7 +16,7 @@
 
 /*
  * Each file included below (fastcpu/rseq/NAME.h, NAME fastcpu/arch.h's)
- * writes the five restartable sequences for one architecture, from the
+ * writes the six restartable sequences for one architecture, from the
  * kernel's rseq ABI (Documentation/userspace-api/rseq.rst): a struct
  * rseq_cs descriptor (version 0, flags 0, the start address, the length,
  * the abort address; aligned to 32) in section __rseq_cs; its address
@@ -41,6 +41,9 @@
  *
  *   fastcpu_rseq_add_(cpu_at, index_at, index, slot, value):
  *	adds value to *slot.
+ *   fastcpu_rseq_add_return_(cpu_at, index_at, index, slot, value, old):
+ *	*old = *slot, and adds value to *slot: the counter tree's leaf, whose
+ *	carry the value before and after tell (<fastcpu/counter-tree.h>).
  *   fastcpu_rseq_cmpstore_(cpu_at, index_at, index, slot, expect, newv,
  *			    seen, acquire):
  *	*seen = *slot; if it was expect, stores newv there; with acquire (a

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "fork-lock.h"
 #include "kernel.h"
 #include "memory.h"
 #include "node.h"
@@ -34,12 +35,10 @@
  *
  * One lock: allocation is not on anyone's per-operation fast path (the
  * operations on an object are). The heap's chunks and bitmaps change by
- * many stores, so the wing's fork protocol (fork.c) holds the lock across
- * a fork, and a program's own fork handler that allocates, whichever order
- * it runs in, finds it held by its own thread and goes ahead (nothing is
- * half changed then). Not the wing's lock word (lock.h), which suits what
- * is whole at every store: a caller waits for the heap however it came
- * (the wing's ranks would send it another way, and the heap has none).
+ * many stores, so it is a lock held across a fork (fork-lock.h) by the
+ * wing's fork protocol (fork.c): a fork child gets it free, and a
+ * program's own fork handler that allocates goes ahead, in the forking
+ * thread that holds it.
  *
  * No small object covers the bytes a thread's rseq area has in its page
  * (its rseq_cs): a sequence stores there, then loads and stores the slot,
@@ -72,14 +71,12 @@ struct chunk {
 };
 
 static struct {
-	pthread_mutex_t lock;
+	struct fastcpu_fork_lock lock;
 	struct chunk **chunks;		/* sorted by base */
 	size_t count, room;
 	size_t last;			/* where room was found last */
-	bool forking;			/* held for a fork by fork_thread */
-	pthread_t fork_thread;
 	uint64_t fenced[PAGE / FENCE_BYTES / 64];	/* page offsets, FENCE_BYTES a bit */
-} heap = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} heap = { .lock = FASTCPU_FORK_LOCK_INIT };
 
 static bool bit(const uint64_t *map, unsigned int u)
 {
@@ -209,18 +206,25 @@ static unsigned int find_run(const struct chunk *c, unsigned int n, unsigned int
 
 static void place(char *base, int copies)
 {
-	int n = fastcpu_possible_cpus(), first = fastcpu_node_of_cpu(0);
+	int n = fastcpu_possible_cpus(), first = -1, node;
 	bool several = false;
 
-	for (int cpu = 1; cpu < n && !several; cpu++)
-		several = fastcpu_node_of_cpu((unsigned int)cpu) != first;
+	/* Two nodes sysfs names: a CPU in none (FASTCPU_POSSIBLE_CPUS's past
+	 * the kernel's) makes no second one. */
+	for (int cpu = 0; cpu < n && !several; cpu++) {
+		node = fastcpu_node_of_cpu((unsigned int)cpu);
+		if (first < 0)
+			first = node;
+		else
+			several = node >= 0 && node != first;
+	}
 	if (!several)
 		return;
 	for (int i = 0; i < copies; i++) {
-		int node = fastcpu_node_of_cpu((unsigned int)(i % n));
 		unsigned long mask[FASTCPU_MAX_CPUS / (8 * sizeof(unsigned long))] = { 0 };
 		int saved = errno;
 
+		node = fastcpu_node_of_cpu((unsigned int)(i % n));
 		if (node < 0 || node >= FASTCPU_MAX_CPUS)
 			continue;
 		mask[node / (8 * sizeof(unsigned long))] |= 1ul << (node % (8 * sizeof(unsigned long)));
@@ -232,38 +236,18 @@ static void place(char *base, int copies)
 
 void fastcpu_percpu_memory_before_fork(void)
 {
-	pthread_mutex_lock(&heap.lock);
-	heap.fork_thread = pthread_self();
-	__atomic_store_n(&heap.forking, true, __ATOMIC_RELAXED);
+	fastcpu_fork_lock_before(&heap.lock);
 }
 
 void fastcpu_percpu_memory_after_fork(void)
 {
-	__atomic_store_n(&heap.forking, false, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&heap.lock);
-}
-
-/* Takes the lock; false where the calling thread holds it for a fork (a
- * program's fork handler that allocates): it goes ahead without. */
-static bool lock_heap(void)
-{
-	if (__atomic_load_n(&heap.forking, __ATOMIC_RELAXED) &&
-	    pthread_equal(heap.fork_thread, pthread_self()))
-		return false;
-	pthread_mutex_lock(&heap.lock);
-	return true;
-}
-
-static void unlock_heap(bool taken)
-{
-	if (taken)
-		pthread_mutex_unlock(&heap.lock);
+	fastcpu_fork_lock_after(&heap.lock);
 }
 
 size_t fastcpu_percpu_quiet_offset(const void *slot)
 {
 	size_t line = ((uintptr_t)slot % PAGE) / 64 * 64, offset = (line + PAGE / 2) % PAGE;
-	bool taken = lock_heap();
+	bool taken = fastcpu_fork_lock_take(&heap.lock);
 
 	for (size_t k = 0; k < PAGE / 64; k++, offset = (offset + 64) % PAGE) {
 		bool fenced = false;
@@ -273,7 +257,7 @@ size_t fastcpu_percpu_quiet_offset(const void *slot)
 		if (!fenced && offset != line)
 			break;
 	}
-	unlock_heap(taken);
+	fastcpu_fork_lock_give(&heap.lock, taken);
 	return offset;
 }
 
@@ -381,7 +365,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 	}
 	n = units_of(size);
 	a = align_of(size);
-	taken = lock_heap();
+	taken = fastcpu_fork_lock_take(&heap.lock);
 	learn_fence();
 	fenced = fits_clear(n, a);
 	/* The chunk that had room last, then every other, then a new one. */
@@ -394,7 +378,7 @@ FASTCPU_EXPORT void *fastcpu_percpu_alloc(size_t size)
 		u = find_run(c, n, a, fenced);
 	if (u < UNITS)
 		p = take(c, u, n);
-	unlock_heap(taken);
+	fastcpu_fork_lock_give(&heap.lock, taken);
 	return p;
 }
 
@@ -429,12 +413,12 @@ FASTCPU_EXPORT void fastcpu_percpu_free(void *p)
 
 	if (p == NULL)
 		return;
-	taken = lock_heap();
+	taken = fastcpu_fork_lock_take(&heap.lock);
 	c = chunk_of(p);
 	offset = c ? (size_t)((char *)p - c->base) : 0;
 	u = (unsigned int)(offset / UNIT);
 	if (c == NULL || offset % UNIT != 0 || !bit(c->start, u)) {
-		unlock_heap(taken);
+		fastcpu_fork_lock_give(&heap.lock, taken);
 		errno = EINVAL;		/* not given by the allocator, or freed */
 		return;
 	}
@@ -445,5 +429,5 @@ FASTCPU_EXPORT void fastcpu_percpu_free(void *p)
 	c->free_units += n;
 	if (u < c->hint)
 		c->hint = u;
-	unlock_heap(taken);
+	fastcpu_fork_lock_give(&heap.lock, taken);
 }

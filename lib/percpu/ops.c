@@ -7,6 +7,7 @@
 #include "cid.h"
 #include "cpu-id.h"
 #include "kernel.h"
+#include "ops.h"
 #include "program-area.h"
 #include "wing.h"
 
@@ -59,15 +60,21 @@ static inline bool upper_half_known(void)
 	return ref != &fastcpu_cpu_unattached;
 }
 
+/* Its slot there, where that is known too; else -1. */
+static inline long upper_slot_at_once(void)
+{
+	return upper_half_known() ? fastcpu_upper_slot_known() : -1;
+}
+
 /* A thread that takes the upper half adds atomically with no call while
  * its slot is known: less than an atomic add on the shard of a CPU it asks
  * for first. It starts a cache line, as entry.c's hot entries do. */
 FASTCPU_EXPORT __attribute__((aligned(64))) void fastcpu_percpu_add_out_of_line(void *base, size_t stride,
 						   enum fastcpu_index by, long value)
 {
-	long slot;
+	long slot = upper_slot_at_once();
 
-	if (likely(upper_half_known()) && likely((slot = fastcpu_upper_slot_known()) >= 0))
+	if (likely(slot >= 0))
 		__atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)slot),
 				   (intptr_t)value, __ATOMIC_RELAXED);
 	else
@@ -167,4 +174,35 @@ FASTCPU_EXPORT int fastcpu_percpu_lock_out_of_line(void *base, size_t stride,
 		}
 		fastcpu_wait_for_holder(attempt);
 	}
+}
+
+/* The counter tree's leaf add (counter-tree.c): the calling thread's path,
+ * as every operation's here: its sequence, or the upper half's atomic add
+ * (with no call while its slot is known, as fastcpu_percpu_add_out_of_line
+ * adds); the slot's index, the value before in *old. */
+static __attribute__((noinline)) int add_return_attaching(void *base, size_t stride,
+							  enum fastcpu_index by, intptr_t value,
+							  intptr_t *old)
+{
+	int slot = fastcpu_percpu_add_return_body_(base, stride, by, value, old, thread_index);
+
+	if (slot != FASTCPU_PERCPU_ELSEWHERE_)
+		return slot;
+	slot = (int)fastcpu_upper_slot();
+	*old = __atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)slot), value,
+				  __ATOMIC_RELAXED);
+	return slot;
+}
+
+int fastcpu_percpu_add_return(void *base, size_t stride, enum fastcpu_index by, intptr_t value,
+			      intptr_t *old)
+{
+	long slot = upper_slot_at_once();
+
+	if (likely(slot >= 0)) {
+		*old = __atomic_fetch_add(fastcpu_percpu_slot_(base, stride, (size_t)slot), value,
+					  __ATOMIC_RELAXED);
+		return (int)slot;
+	}
+	return add_return_attaching(base, stride, by, value, old);
 }

@@ -20,7 +20,8 @@ rm -f "$$.err"
 
 info=$($fastcpu info)
 echo "$info"
-for line in 'kernel rseq:' 'glibc rseq:' 'vDSO getcpu:' 'RDPID:' 'backend:' 'why:' 'CPUs, nodes:'; do
+for line in 'kernel rseq:' 'glibc rseq:' 'vDSO getcpu:' 'RDPID:' 'backend:' 'why:' 'CPUs, nodes:' \
+	'possible CPUs:'; do
 	echo "$info" | grep -q "^$line" || fail "info has no '$line'"
 done
 json=$($fastcpu info --json)
@@ -30,6 +31,8 @@ case $json in
 esac
 FASTCPU_BACKEND=syscall $fastcpu info | grep -q '^backend: *syscall+cache' ||
 	fail "info does not show a forced backend"
+FASTCPU_POSSIBLE_CPUS=8192 $fastcpu info | grep -q '^possible CPUs: *8192' ||
+	fail "info does not show FASTCPU_POSSIBLE_CPUS"
 
 # run: preloads, appends to LD_PRELOAD, never twice.
 $fastcpu run --library "$FASTCPU_LIB" -- ./preload-probe | grep -q 'served by \(rseq\|rdpid\|vdso\|syscall\)' ||

@@ -201,6 +201,104 @@ START_TEST(settings_read_at_load)
 }
 END_TEST
 
+/* The kernel's count of possible CPUs, from sysfs ("0-3,8-11": the
+ * highest number and one); 0 where sysfs does not say. */
+static int kernel_possible_cpus(void)
+{
+	char text[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	size_t len = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	int highest = -1;
+
+	if (f != NULL)
+		fclose(f);
+	text[len] = '\0';
+	for (char *p = text; *p != '\0'; p++)
+		if (*p >= '0' && *p <= '9' && (p == text || p[-1] < '0' || p[-1] > '9') &&
+		    atoi(p) > highest)
+			highest = atoi(p);
+	return highest + 1;
+}
+
+/*
+ * FASTCPU_POSSIBLE_CPUS sizes everything the number of possible CPUs sizes
+ * as if that many were possible, silently: the concurrency id limit, the
+ * copies of per-CPU memory (the last one there and writable), the upper
+ * half (a counter added to on every CPU stays exact, in the upper half
+ * where a backend is forced); CPU numbers stay the kernel's. At or below
+ * the kernel's count it changes nothing, and says nothing.
+ */
+static const char *const possible_settings[][2] = {
+	{ "FASTCPU_POSSIBLE_CPUS=1024", NULL },
+	{ "FASTCPU_POSSIBLE_CPUS=1024", "FASTCPU_BACKEND=syscall" },
+	{ "FASTCPU_POSSIBLE_CPUS=8192", NULL },
+	{ "FASTCPU_POSSIBLE_CPUS=1", NULL },
+};
+
+START_TEST(possible_cpus_sizes_everything)
+{
+	const char *err = TEST_RESPAWN(possible_settings[_i][0], possible_settings[_i][1]);
+	int kernel = kernel_possible_cpus(), asked, n, cpus = CPU_COUNT(&test_allowed);
+	struct fastcpu_counter *counter;
+	long *p, upper = 0;
+
+	if (err != NULL) {
+		ck_assert_str_eq(err, "");
+		return;
+	}
+	asked = atoi(strchr(possible_settings[_i][0], '=') + 1);
+	n = asked > kernel ? asked : kernel;
+	if (kernel > 0)
+		ck_assert_int_eq(fastcpu_cid_limit(), 2 * n);
+	else
+		ck_assert_int_ge(fastcpu_cid_limit(), 2 * asked);
+	n = fastcpu_cid_limit() / 2;
+	p = fastcpu_percpu_zalloc(sizeof(long));
+	ck_assert_ptr_nonnull(p);
+	*fastcpu_percpu_ptr(p, 2 * n - 1) = 5;
+	ck_assert_int_eq(*fastcpu_percpu_ptr(p, 2 * n - 1), 5);
+	fastcpu_percpu_free(p);
+	counter = fastcpu_counter_new();
+	ck_assert_ptr_nonnull(counter);
+	for (int cpu = test_first_allowed(), k = 0; k < cpus; cpu = test_next_allowed(cpu), k++) {
+		test_pin(cpu);
+		for (int i = 0; i < 1000; i++)
+			fastcpu_counter_add(counter, 3);
+	}
+	ck_assert_int_eq(fastcpu_counter_sum(counter), 3000L * cpus);
+	for (int i = n; i < 2 * n; i++)
+		upper += *fastcpu_percpu_ptr((long *)(void *)counter, i);
+	if (possible_settings[_i][1] != NULL)
+		ck_assert_int_eq(upper, 3000L * cpus);
+	fastcpu_counter_free(counter);
+	if (kernel > 0)
+		ck_assert_int_lt(fastcpu_current_cpu(), kernel);
+	ck_assert_int_lt(fastcpu_current_cid(), fastcpu_cid_limit());
+}
+END_TEST
+
+static const char *const bad_possible_settings[] = {
+	"FASTCPU_POSSIBLE_CPUS=0", "FASTCPU_POSSIBLE_CPUS=8193", "FASTCPU_POSSIBLE_CPUS=64x",
+	"FASTCPU_POSSIBLE_CPUS=-64", "FASTCPU_POSSIBLE_CPUS= 64", "FASTCPU_POSSIBLE_CPUS=99999999999999",
+};
+
+START_TEST(invalid_possible_cpus_warns_once)
+{
+	const char *err = TEST_RESPAWN(bad_possible_settings[_i]);
+	int kernel = kernel_possible_cpus();
+
+	if (err != NULL) {
+		ck_assert_int_eq(count_lines(err), 1);
+		ck_assert_ptr_nonnull(strstr(err, "FASTCPU_POSSIBLE_CPUS"));
+		ck_assert_ptr_nonnull(strstr(err, "from 1 to 8192"));
+		return;
+	}
+	ask_everything();
+	if (kernel > 0)
+		ck_assert_int_eq(fastcpu_cid_limit(), 2 * kernel);
+}
+END_TEST
+
 Suite *suite_backends(void)
 {
 	Suite *s = suite_create("backends");
@@ -212,6 +310,10 @@ Suite *suite_backends(void)
 	test_add_respawning(tc, invalid_cache_warns_once, 0, 1);
 	test_add_respawning(tc, valid_settings_are_silent, 0, 1);
 	test_add_respawning(tc, settings_read_at_load, 0, 1);
+	test_add_respawning(tc, possible_cpus_sizes_everything, 0,
+			    (int)(sizeof(possible_settings) / sizeof(possible_settings[0])));
+	test_add_respawning(tc, invalid_possible_cpus_warns_once, 0,
+			    (int)(sizeof(bad_possible_settings) / sizeof(bad_possible_settings[0])));
 	if (CPU_COUNT(&test_allowed) > 1)
 		test_add_respawning(tc, cache_expires_within_a_tick, 0, 1);
 	if (missing_backend() != NULL)	/* valgrind, a generic build */

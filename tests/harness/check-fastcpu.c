@@ -81,7 +81,7 @@ int main(void)
 	Suite *all[] = {
 		suite_answers(), suite_backends(), suite_faults(), suite_reliability(),
 		suite_host(), suite_fastpath(), suite_percpu(), suite_memory(), suite_objcache(),
-		suite_objcache_bounds(), suite_objcache_front(), suite_guard(),
+		suite_objcache_bounds(), suite_objcache_front(), suite_guard(), suite_counter_tree(),
 	};
 	size_t count = sizeof(all) / sizeof(all[0]), left_count = 0;
 	Suite *left[sizeof(all) / sizeof(all[0])];

@@ -143,5 +143,6 @@ Suite *suite_objcache(void);
 Suite *suite_objcache_bounds(void);
 Suite *suite_objcache_front(void);
 Suite *suite_guard(void);
+Suite *suite_counter_tree(void);
 
 #endif /* FASTCPU_TESTS_HELPERS_H */

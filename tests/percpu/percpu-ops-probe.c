@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* tests/percpu/percpu-ops-probe.c: every per-CPU operation of <fastcpu.h>, by CPU
- * and by concurrency id, once, in one thread: what header-builds.sh
- * compiles at each optimisation level and code model, where a sequence's
- * register needs meet what the compiler can give. */
+ * and by concurrency id, and the counter tree's, once, in one thread: what
+ * header-builds.sh compiles at each optimisation level and code model, where
+ * a sequence's register needs meet what the compiler can give. */
 
 #define _GNU_SOURCE
+#include <limits.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +93,36 @@ static void each_operation(enum fastcpu_index by)
 	free(slots);
 }
 
+/* The counter tree's inline add and approx, each batch's carries. */
+static void tree_operations(unsigned long batch)
+{
+	struct fastcpu_counter_tree *tree = fastcpu_counter_tree_new(batch);
+	unsigned long under, over;
+	long sum = 0, approx;
+
+	if (tree == NULL)
+		abort();
+	for (long i = 0; i < 1000; i++) {
+		fastcpu_counter_tree_add(tree, i % 7 - 3);
+		sum += i % 7 - 3;
+	}
+#if LONG_MAX > 0x7fffffff
+	fastcpu_counter_tree_add(tree, 0x100000000L);
+	fastcpu_counter_tree_add(tree, -0x100000000L);
+#endif
+	fastcpu_counter_tree_add(tree, LONG_MAX);
+	fastcpu_counter_tree_add(tree, -LONG_MAX);
+	expect(fastcpu_counter_tree_sum(tree) == sum, "counter tree sum", FASTCPU_BY_CPU);
+	expect(fastcpu_counter_tree_compare(tree, sum) == 0, "counter tree compare", FASTCPU_BY_CPU);
+	expect(fastcpu_counter_tree_compare(tree, LONG_MIN) == 1, "counter tree compare",
+	       FASTCPU_BY_CPU);
+	fastcpu_counter_tree_bounds(tree, &under, &over);
+	approx = fastcpu_counter_tree_approx(tree);
+	expect(sum - approx <= (long)under && approx - sum <= (long)over, "counter tree approx",
+	       FASTCPU_BY_CPU);
+	fastcpu_counter_tree_free(tree);
+}
+
 int main(void)
 {
 	struct fastcpu_counter *counter = fastcpu_counter_new();
@@ -110,5 +141,7 @@ int main(void)
 	fastcpu_counter_add(counter, 2);
 	expect(fastcpu_counter_sum(counter) == 42, "counter", FASTCPU_BY_CPU);
 	fastcpu_counter_free(counter);
+	tree_operations(2);
+	tree_operations(0);
 	return fails != 0;
 }

@@ -22,5 +22,7 @@ void *signature_probe(void *base, void *node)
 	/* The object cache's magazine sequences, on any words. */
 	(void)fastcpu_rseq_magazine_push_(base, base, 0, base, node, 4095);
 	(void)fastcpu_rseq_magazine_pop_(base, base, 0, base, 4095, node);
+	/* The counter tree's leaf. */
+	(void)fastcpu_rseq_add_return_(base, base, 0, base, 1, node);
 	return fastcpu_percpu_pop(base, 64, FASTCPU_BY_CPU, 0);
 }

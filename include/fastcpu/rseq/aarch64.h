@@ -41,6 +41,24 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
+static __inline__ int fastcpu_rseq_add_return_(const volatile int *cpu_at,
+					       const volatile int *index_at, int index,
+					       intptr_t *slot, intptr_t value, intptr_t *old)
+{
+	__asm__ goto(FASTCPU_A64_SEQUENCE_(
+			"ldr x17, [%[slot]]\n\t"
+			"str x17, [%[old]]\n\t"
+			"add x17, x17, %[value]\n\t"
+			"str x17, [%[slot]]\n")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] "r"(index), [slot] "r"(slot), [value] "r"(value),
+		       [old] "r"(old)
+		     : "memory", "cc", "x16", "x17"
+		     : aborted, moved);
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
 /* With acquire, the slot is read with ldar: later loads and stores stay
  * after it, without a barrier instruction. */
 #define FASTCPU_A64_CMPSTORE_(load)					\

@@ -45,6 +45,24 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
+static __inline__ int fastcpu_rseq_add_return_(const volatile int *cpu_at,
+					       const volatile int *index_at, int index,
+					       intptr_t *slot, intptr_t value, intptr_t *old)
+{
+	__asm__ goto(FASTCPU_PPC_SEQUENCE_(
+			"ld %%r11, 0(%[slot])\n\t"
+			"std %%r11, 0(%[old])\n\t"
+			"add %%r11, %%r11, %[value]\n\t"
+			"std %%r11, 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "b"(cpu_at), [index_at] "b"(index_at),
+		       [index] "r"(index), [slot] "b"(slot), [value] "r"(value),
+		       [old] "b"(old)
+		     : "memory", "cr0", "r9", "r10", "r11", "lr"
+		     : aborted, moved);
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
 /* With acquire, lwsync after the commit: later loads and stores stay after
  * the slot's read. */
 #define FASTCPU_PPC_CMPSTORE_(after)					\

@@ -39,6 +39,24 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
+static __inline__ int fastcpu_rseq_add_return_(const volatile int *cpu_at,
+					       const volatile int *index_at, int index,
+					       intptr_t *slot, intptr_t value, intptr_t *old)
+{
+	__asm__ goto(FASTCPU_RV_SEQUENCE_(
+			"ld t1, 0(%[slot])\n\t"
+			"sd t1, 0(%[old])\n\t"
+			"add t1, t1, %[value]\n\t"
+			"sd t1, 0(%[slot])\n", "")
+		     : /* no outputs */
+		     : [cpu_at] "r"(cpu_at), [index_at] "r"(index_at),
+		       [index] "r"(index), [slot] "r"(slot), [value] "r"(value),
+		       [old] "r"(old)
+		     : "memory", "t0", "t1"
+		     : aborted, moved);
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
 /* With acquire, "fence r, rw" after the commit: later loads and stores
  * stay after the slot's read. */
 #define FASTCPU_RV_CMPSTORE_(after)					\

@@ -38,6 +38,24 @@ static __inline__ int fastcpu_rseq_add_(const volatile int *cpu_at,
 	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
 }
 
+static __inline__ int fastcpu_rseq_add_return_(const volatile int *cpu_at,
+					       const volatile int *index_at, int index,
+					       intptr_t *slot, intptr_t value, intptr_t *old)
+{
+	__asm__ goto(FASTCPU_S390_SEQUENCE_(
+			"lg %%r0, 0(%[slot])\n\t"
+			"stg %%r0, 0(%[old])\n\t"
+			"agr %%r0, %[value]\n\t"
+			"stg %%r0, 0(%[slot])\n")
+		     : /* no outputs */
+		     : [cpu_at] "a"(cpu_at), [index_at] "a"(index_at),
+		       [index] "d"(index), [slot] "a"(slot), [value] "d"(value),
+		       [old] "a"(old)
+		     : "memory", "cc", "r0"
+		     : aborted, moved);
+	FASTCPU_RSEQ_OUTCOMES_(aborted, moved);
+}
+
 static __inline__ int fastcpu_rseq_cmpstore_(const volatile int *cpu_at,
 					     const volatile int *index_at,
 					     int index, intptr_t *slot,
