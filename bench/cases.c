@@ -8,14 +8,11 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-# include <cpuid.h>
-#endif
 
 #include "cases.h"
-#include "loops.h"
-#include "measure.h"
 #include "fastcpu.h"
+#include "loops.h"
+#include "runner.h"
 
 /*
  * Function entry points are called through volatile pointers: the compiler
@@ -40,7 +37,6 @@ int (*volatile empty_function_p)(void) = empty_function;
 void cases_init(void)
 {
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-	void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
 
 	if (libc == NULL) {
 		fprintf(stderr, "fastcpu-bench: cannot find libc.so.6: %s\n", dlerror());
@@ -48,23 +44,7 @@ void cases_init(void)
 	}
 	glibc_sched_getcpu_p = (int (*)(void))dlsym(libc, "sched_getcpu");
 	glibc_getcpu_p = (int (*)(unsigned int *, unsigned int *))dlsym(libc, "getcpu");
-	if (vdso != NULL) {
-		vdso_getcpu_p = (long (*)(unsigned int *, unsigned int *, void *))
-			dlsym(vdso, "__vdso_getcpu");
-		if (vdso_getcpu_p == NULL)
-			vdso_getcpu_p = (long (*)(unsigned int *, unsigned int *, void *))
-				dlsym(vdso, "__kernel_getcpu");
-	}
-}
-
-bool cases_have_glibc_getcpu(void)
-{
-	return glibc_getcpu_p != NULL;
-}
-
-bool cases_have_vdso_getcpu(void)
-{
-	return vdso_getcpu_p != NULL;
+	vdso_getcpu_p = (long (*)(unsigned int *, unsigned int *, void *))bench_vdso_getcpu();
 }
 
 /* The floor: the thread's cpu_id through a pointer found once. */
@@ -122,13 +102,6 @@ LOOP_CALL(loop_syscall_getcpu, ASK_SYSCALL)
 static LOOP_CALL(loop_vdso_getcpu, ASK_VDSO)
 
 #ifdef CASES_X86
-bool cases_have_rdpid(void)
-{
-	unsigned int a, b, c, d;
-
-	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 22));
-}
-
 static LOOP_CALL(loop_rdpid, ASK_RDPID)
 static LOOP_CALL(loop_lsl, ASK_LSL)
 static LOOP_CALL(loop_rdtscp, ASK_RDTSCP)
@@ -184,12 +157,12 @@ bool way_here(enum way w)
 		return loops_rseq_cpu_id() != NULL;
 	case WAY_GLIBC_GETCPU:
 	case WAY_GLIBC_GETCPU_GENERIC:
-		return cases_have_glibc_getcpu();
+		return glibc_getcpu_p != NULL;
 	case WAY_VDSO:
-		return cases_have_vdso_getcpu();
+		return vdso_getcpu_p != NULL;
 #ifdef CASES_X86
 	case WAY_RDPID:
-		return cases_have_rdpid();
+		return bench_have_rdpid();
 #else
 	case WAY_RDPID:
 	case WAY_LSL:
@@ -201,14 +174,14 @@ bool way_here(enum way w)
 	}
 }
 
-void cases_reading(struct bench_result cases[WAYS])
+void cases_reading(struct rows *out)
 {
+	struct bench_case cases[WAYS];
+
 	for (int w = 0; w < WAYS; w++)
-		cases[w] = (struct bench_result){
-			.name = ways[w].name,
-			.key = ways[w].key,
-			.loop = way_here((enum way)w) ? ways[w].reading : NULL,
-		};
+		cases[w] = (struct bench_case){ ways[w].key, ways[w].name,
+						way_here((enum way)w) ? ways[w].reading : NULL };
+	bench_measure(cases, WAYS, &bench.cfg, out, "reading");
 }
 
 int glibc_sched_getcpu(void)

@@ -10,9 +10,8 @@
 #include "measure.h"
 
 /* Looks up glibc's own sched_getcpu and getcpu in libc itself, so that the
- * comparison holds with libfastcpu linked or preloaded. */
+ * comparison holds with libfastcpu linked or preloaded, and the vDSO's. */
 void cases_init(void);
-bool cases_have_glibc_getcpu(void);	/* glibc >= 2.29 */
 
 /* The functions timed, called through volatile pointers: the compiler can
  * neither inline nor hoist them (glibc's: NULL where glibc lacks them). */
@@ -94,9 +93,9 @@ const char *way_key(enum way w);
  * the vDSO's, RDPID, the thread's rseq area where <fastcpu.h> reads it). */
 bool way_here(enum way w);
 
-/* Table 1: the ways it times that are here, each in cases[its way]; the
- * others left without a loop. */
-void cases_reading(struct bench_result cases[WAYS]);
+/* Table 1: the ways it times that are here, each a row of table
+ * "reading". */
+void cases_reading(struct rows *out);
 
 /* The loops the setup table's processes time (setups.c). */
 unsigned long loop_empty(unsigned long n);
@@ -109,9 +108,7 @@ unsigned long loop_syscall_getcpu(unsigned long n);
 
 #if defined(__x86_64__) || defined(__i386__)
 # define CASES_X86 1
-bool cases_have_rdpid(void);
 #endif
-bool cases_have_vdso_getcpu(void);
 
 /* glibc's own sched_getcpu(), whoever interposes it. */
 int glibc_sched_getcpu(void);

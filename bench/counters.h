@@ -5,8 +5,6 @@
 #ifndef FASTCPU_BENCH_COUNTERS_H
 #define FASTCPU_BENCH_COUNTERS_H
 
-#include <stdbool.h>
-
 #include "measure.h"
 
 /* The seed's rows first, in its order, then the atomic adds on a shard
@@ -27,29 +25,16 @@ enum counter_kind {
 	COUNTER_KINDS
 };
 
-/* Each kind's row name and its key for machines (struct bench_result). */
-extern const char *const counter_names[COUNTER_KINDS];
-extern const char *const counter_keys[COUNTER_KINDS];
-
 /* Makes the library's counter and the per-CPU locks (after the calling
  * thread's first call, in the process as configured). */
 void counters_init(void);
 
-/* One thread's increments, for bench_measure(). */
+/* One thread's increments of a kind, for bench_measure(). */
 extern const bench_loop_fn counter_measure_loops[COUNTER_KINDS];
 
-/* Whether kind can run here with nthreads threads (the plain increment
- * loses counts with more than one; the reference needs an rseq area). */
-bool counter_available(enum counter_kind kind, int nthreads);
-
-/* The CPU time per increment of each of nthreads threads doing increments
- * at once; exits if the counter's total is wrong. */
-double counter_ns_per_increment(enum counter_kind kind, int nthreads,
-				unsigned long increments);
-
-/* Zeroes the shards; after a run, how many were used, the highest index
- * used, and the bytes from the first shard to the end of that one. */
-void counter_reset(void);
-int counter_shards_used(int *highest, unsigned long *bytes);
+/* Table 4, rows of table "counters": one thread pinned (threads 0), then
+ * threads free to migrate, 1 to 2x CPUs, the CPU time of each, median of
+ * the rounds; Table 6 (rows of "restricted"); their aims. */
+void counters_measure(struct rows *out);
 
 #endif /* FASTCPU_BENCH_COUNTERS_H */

@@ -11,7 +11,7 @@
 #include "cases.h"
 #include "fastcpu.h"
 #include "latency.h"
-#include "measure.h"
+#include "runner.h"
 
 /*
  * Table 1 times the ways of asking where nothing waits on the answer. Real
@@ -112,8 +112,7 @@ WAITED(leaf_one_store, c = (unsigned int)leaf_one_store_p())
 
 #define ROW(way, name, setups) { way, add_##name, chain_##name, setups }
 
-/* Table 7's rows, in its order; setups: a process of the setup table
- * times it too. */
+/* Table 7's rows; setups: a process of the setup table times it too. */
 static const struct latency_row {
 	enum way way;
 	bench_loop_fn add, chain;
@@ -143,44 +142,41 @@ static const struct latency_row {
 };
 
 /* The row's case, named as the table names it. */
-static struct bench_result row_case(const struct latency_row *row, bool chained)
+static struct bench_case row_case(const struct latency_row *row, bool chained)
 {
-	return (struct bench_result){
-		.name = row->way == WAY_NOTHING ? "the work alone (not subtracted)" :
-			way_name(row->way),
-		.key = row->way == WAY_NOTHING ? "work_alone" : way_key(row->way),
-		.loop = chained ? row->chain : row->add,
+	return (struct bench_case){
+		row->way == WAY_NOTHING ? "work_alone" : way_key(row->way),
+		row->way == WAY_NOTHING ? "the work alone (not subtracted)" : way_name(row->way),
+		chained ? row->chain : row->add,
 	};
 }
 
-void latency_measure_waited(struct latency_waited *w, const struct bench_config *cfg)
+/* The ways of asking this machine has (all), or only those a process of
+ * the setup table times; each case at its way, as Table 1's. */
+static void measure(struct rows *out, bool all, const char *add_table)
 {
-	static struct latency_table t;
+	struct bench_case add[WAYS] = { { 0 } }, chained[WAYS] = { { 0 } };
 
-	latency_measure(&t, cfg, false);
-	w->alone = t.add[WAY_NOTHING];
-	w->sched = t.add[WAY_FASTCPU_SCHED];
-	w->glibc_sched = t.add[WAY_GLIBC_SCHED];
-	w->getcpu = t.add[WAY_FASTCPU_GETCPU];
-	w->glibc_getcpu = t.add[WAY_GLIBC_GETCPU];
-	w->syscall = t.add[WAY_SYSCALL];
-	w->glibc_has_getcpu = bench_ran(&t.add[WAY_GLIBC_GETCPU]) != NULL;
-}
-
-void latency_measure(struct latency_table *t, const struct bench_config *cfg, bool all)
-{
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
-	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		enum way w = rows[i].way;
 
 		if (!way_here(w) || !(all || rows[i].setups))
 			continue;
-		t->order[t->count++] = w;
-		t->add[w] = row_case(&rows[i], false);
-		t->chain[w] = row_case(&rows[i], true);
+		add[w] = row_case(&rows[i], false);
+		chained[w] = row_case(&rows[i], true);
 	}
-	bench_measure(t->add, WAYS, cfg);
+	bench_measure(add, WAYS, &bench.cfg, out, add_table);
 	if (all)
-		bench_measure(t->chain, WAYS, cfg);
+		bench_measure(chained, WAYS, &bench.cfg, out, "latency-chained-load");
+}
+
+void latency_measure(struct rows *out)
+{
+	measure(out, true, "latency-locked-add");
+}
+
+void latency_measure_waited(struct rows *out, const char *table)
+{
+	measure(out, false, table);
 }

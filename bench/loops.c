@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cases.h"
 #include "fastcpu.h"
 #include "loops.h"
+#include "runner.h"
 
 /*
  * Four reads an iteration, each kept alive without an instruction of its
@@ -57,7 +59,6 @@ static inline int checked_cpu(void)
 		return sum;					\
 	}
 
-LOOP(loop_empty, sum += i)
 /* The floor: a bare load of cpu_id, its address found once. */
 LOOP(loop_floor, sum += (unsigned long)*floor_word)
 LOOP(loop_raw, sum += (unsigned long)raw_cpu())
@@ -86,7 +87,8 @@ const volatile int *loops_rseq_cpu_id(void)
 	return *cpu_id >= 0 ? cpu_id : NULL;
 }
 
-bool loops_init(void)
+/* Finds the calling thread's rseq area; false if it has none. */
+static bool loops_init(void)
 {
 	const volatile int *cpu_id = loops_rseq_cpu_id();
 
@@ -97,29 +99,31 @@ bool loops_init(void)
 	return true;
 }
 
-/* reference: a row of this benchmark's librseq-style code. */
+/* Table 5's rows, in its order; reference: a row of this benchmark's
+ * librseq-style code. */
 static const struct {
-	const char *key, *name;
-	bench_loop_fn loop;
+	struct bench_case c;
 	bool reference;
-} cases[LOOP_CASES] = {
-	[LOOP_EMPTY] = { "empty_loop", "empty loop (not subtracted)", loop_empty, false },
-	[LOOP_FLOOR] = { "floor_cpu_id_load", "floor: bare cpu_id load, address hoisted", loop_floor, true },
-	[LOOP_RAW] = { "librseq_raw_cpu_id", "librseq-style raw cpu_id read", loop_raw, true },
-	[LOOP_CHECKED] = { "librseq_checked_cpu_id", "librseq-style checked read", loop_checked, true },
-	[LOOP_CURRENT_CPU] = { "fastcpu_current_cpu", "fastcpu_current_cpu()", loop_current_cpu, false },
-	[LOOP_RAW_PAIR] = { "librseq_raw_cpu_node", "librseq-style cpu_id + node_id reads", loop_raw_pair, true },
-	[LOOP_PAIR] = { "fastcpu_current_cpu_node", "fastcpu_current_cpu_node()", loop_pair, false },
-	[LOOP_RAW_CID] = { "librseq_raw_mm_cid", "librseq-style raw mm_cid read", loop_raw_cid, true },
-	[LOOP_CID] = { "fastcpu_current_cid", "fastcpu_current_cid()", loop_cid, false },
+} cases[] = {
+	{ { "empty_loop", "empty loop (not subtracted)", loop_empty }, false },
+	{ { "floor_cpu_id_load", "floor: bare cpu_id load, address hoisted", loop_floor }, true },
+	{ { "librseq_raw_cpu_id", "librseq-style raw cpu_id read", loop_raw }, true },
+	{ { "librseq_checked_cpu_id", "librseq-style checked read", loop_checked }, true },
+	{ { "fastcpu_current_cpu", "fastcpu_current_cpu()", loop_current_cpu }, false },
+	{ { "librseq_raw_cpu_node", "librseq-style cpu_id + node_id reads", loop_raw_pair }, true },
+	{ { "fastcpu_current_cpu_node", "fastcpu_current_cpu_node()", loop_pair }, false },
+	{ { "librseq_raw_mm_cid", "librseq-style raw mm_cid read", loop_raw_cid }, true },
+	{ { "fastcpu_current_cid", "fastcpu_current_cid()", loop_cid }, false },
 };
+#define CASES (int)(sizeof(cases) / sizeof(cases[0]))
 
-void loops_cases(struct bench_result c[LOOP_CASES], bool reference_rows)
+void loops_measure(struct rows *out)
 {
-	for (int i = 0; i < LOOP_CASES; i++)
-		c[i] = (struct bench_result){
-			.name = cases[i].name,
-			.key = cases[i].key,
-			.loop = reference_rows || !cases[i].reference ? cases[i].loop : NULL,
-		};
+	bool reference_rows = loops_init();
+	struct bench_case c[CASES];
+
+	for (int i = 0; i < CASES; i++)
+		c[i] = (struct bench_case){ cases[i].c.key, cases[i].c.name,
+					    reference_rows || !cases[i].reference ? cases[i].c.loop : NULL };
+	bench_measure(c, CASES, &bench.cfg, out, "loop");
 }

@@ -83,24 +83,27 @@ static double cycles_now(void)
 	return (double)v;
 }
 
-double bench_now_ns(void)
+static double clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int compare_doubles(const void *a, const void *b)
+double bench_now_ns(void)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	return clock_ns(CLOCK_MONOTONIC);
+}
 
-	return (x > y) - (x < y);
+double bench_thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 void bench_best_and_median(double *v, int n, double *best, double *median)
 {
-	qsort(v, (size_t)n, sizeof(*v), compare_doubles);
+	rows_sort(v, n);
 	*best = v[0];
 	*median = v[n / 2];
 }
@@ -114,7 +117,7 @@ static void quartiles(const double *v, int n, double *q1, double *q3)
 
 /* Each run times every case once, from case (run mod n) on: ns and
  * cycles of case i's run r at [i * runs + r]. */
-static void interleaved_runs(struct bench_result *cases, int n, const struct bench_config *cfg,
+static void interleaved_runs(const struct bench_case *cases, int n, const struct bench_config *cfg,
 			     double *ns, double *cy)
 {
 	int runs = cfg->runs;
@@ -135,43 +138,25 @@ static void interleaved_runs(struct bench_result *cases, int n, const struct ben
 		}
 }
 
-/* A case's best, median and quartiles per operation, from its runs. */
-static void summarise(struct bench_result *c, double *ns, double *cy,
-		      const struct bench_config *cfg)
+/* A case's best, median and quartiles per operation, from its runs (v),
+ * less the empty loop's (empty; NULL: none): { best, median, q1, q3 }. */
+static void summarise(double *v, const struct bench_config *cfg, const double *empty,
+		      double s[4])
 {
-	double iters = (double)cfg->iters;
-	bool cycles = bench_have_cycles();
-
-	bench_best_and_median(ns, cfg->runs, &c->best_ns, &c->median_ns);
-	quartiles(ns, cfg->runs, &c->q1_ns, &c->q3_ns);
-	bench_best_and_median(cy, cfg->runs, &c->best_cycles, &c->median_cycles);
-	c->best_ns /= iters;
-	c->median_ns /= iters;
-	c->q1_ns /= iters;
-	c->q3_ns /= iters;
-	c->best_cycles = cycles ? c->best_cycles / iters : -1;
-	c->median_cycles = cycles ? c->median_cycles / iters : -1;
+	bench_best_and_median(v, cfg->runs, &s[0], &s[1]);
+	quartiles(v, cfg->runs, &s[2], &s[3]);
+	for (int k = 0; k < 4; k++)
+		s[k] = s[k] / (double)cfg->iters - (empty ? empty[k == 0 ? 0 : 1] : 0);
 }
 
-/* The empty loop's cost taken off a case. */
-static void subtract(struct bench_result *c, const struct bench_result *empty)
-{
-	c->best_ns -= empty->best_ns;
-	c->median_ns -= empty->median_ns;
-	c->q1_ns -= empty->median_ns;
-	c->q3_ns -= empty->median_ns;
-	if (c->best_cycles >= 0) {
-		c->best_cycles -= empty->best_cycles;
-		c->median_cycles -= empty->median_cycles;
-	}
-}
-
-void bench_measure(struct bench_result *cases, int n,
-		   const struct bench_config *cfg)
+void bench_measure(const struct bench_case *cases, int n, const struct bench_config *cfg,
+		   struct rows *out, const char *table)
 {
 	int runs = cfg->runs;
 	double *ns = calloc((size_t)(n * runs), sizeof(double));
 	double *cy = calloc((size_t)(n * runs), sizeof(double));
+	double empty[4], empty_cy[4];
+	char key[ROW_KEY];
 
 	if (ns == NULL || cy == NULL)
 		abort();
@@ -179,12 +164,25 @@ void bench_measure(struct bench_result *cases, int n,
 		if (cases[i].loop != NULL)
 			cases[i].loop(cfg->iters);
 	interleaved_runs(cases, n, cfg, ns, cy);
-	for (int i = 0; i < n; i++)
-		if (cases[i].loop != NULL)
-			summarise(&cases[i], ns + i * runs, cy + i * runs, cfg);
-	for (int i = 1; i < n; i++)
-		if (cases[i].loop != NULL)
-			subtract(&cases[i], &cases[0]);
+	for (int i = 0; i < n; i++) {
+		double s[4], c[4];
+		struct row *r;
+
+		if (cases[i].loop == NULL)
+			continue;
+		summarise(ns + i * runs, cfg, i ? empty : NULL, s);
+		summarise(cy + i * runs, cfg, i ? empty_cy : NULL, c);
+		if (i == 0) {
+			memcpy(empty, s, sizeof(s));
+			memcpy(empty_cy, c, sizeof(c));
+		}
+		r = rows_add(out, table, cases[i].key, cases[i].name, 0, UNIT_NS, s[0], s[1]);
+		r->low = s[2];
+		r->high = s[3];
+		snprintf(key, sizeof(key), "%s.%s", table, cases[i].key);
+		if (bench_have_cycles())
+			rows_add(out, "cycles", key, cases[i].name, 0, UNIT_CYCLES, c[0], c[1]);
+	}
 	free(ns);
 	free(cy);
 }
@@ -194,8 +192,7 @@ static void __attribute__((noinline)) nothing(void)
 	__asm__ volatile("");
 }
 
-void bench_measure_once(struct bench_result *r, void (*prepare)(void),
-			void (*fn)(void), int shots)
+void bench_measure_once(struct row *r, void (*prepare)(void), void (*fn)(void), int shots)
 {
 	double *full = calloc((size_t)shots, sizeof(double));
 	double *empty = calloc((size_t)shots, sizeof(double));
@@ -218,13 +215,12 @@ void bench_measure_once(struct bench_result *r, void (*prepare)(void),
 		full[s] = ticks() - t0;
 	}
 	bench_best_and_median(empty, shots, &eb, &em);
-	bench_best_and_median(full, shots, &r->best_ns, &r->median_ns);
-	quartiles(full, shots, &r->q1_ns, &r->q3_ns);
-	r->best_ns = (r->best_ns - eb) * scale;
-	r->median_ns = (r->median_ns - em) * scale;
-	r->q1_ns = (r->q1_ns - em) * scale;
-	r->q3_ns = (r->q3_ns - em) * scale;
-	r->best_cycles = r->median_cycles = -1;
+	bench_best_and_median(full, shots, &r->best, &r->median);
+	quartiles(full, shots, &r->low, &r->high);
+	r->best = (r->best - eb) * scale;
+	r->median = (r->median - em) * scale;
+	r->low = (r->low - em) * scale;
+	r->high = (r->high - em) * scale;
 	free(full);
 	free(empty);
 }
@@ -262,23 +258,56 @@ static void first_calls(void (*fn)(void), int threads, double *best, double *med
 	free(v);
 }
 
-void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int threads)
+struct member {
+	pthread_barrier_t *start;
+	void (*ready)(void);
+	double (*work)(void *arg);
+	void *arg;
+	double result;
+};
+
+static void *member(void *arg)
+{
+	struct member *m = arg;
+
+	if (m->ready)
+		m->ready();
+	pthread_barrier_wait(m->start);
+	m->result = m->work(m->arg);
+	return NULL;
+}
+
+double bench_in_threads(int threads, void (*ready)(void), double (*work)(void *arg), void *arg)
+{
+	struct member *m = calloc((size_t)threads, sizeof(*m));
+	pthread_t *t = calloc((size_t)threads, sizeof(*t));
+	pthread_barrier_t start;
+	double sum = 0;
+
+	if (m == NULL || t == NULL)
+		abort();
+	pthread_barrier_init(&start, NULL, (unsigned int)threads);
+	for (int i = 0; i < threads; i++) {
+		m[i] = (struct member){ &start, ready, work, arg, 0 };
+		if (pthread_create(&t[i], NULL, member, &m[i]) != 0)
+			abort();
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		sum += m[i].result;
+	}
+	pthread_barrier_destroy(&start);
+	free(m);
+	free(t);
+	return sum / threads;
+}
+
+void bench_measure_first_call(struct row *r, void (*fn)(void), int threads)
 {
 	double empty_best, empty_median;
 
 	first_calls(nothing, threads, &empty_best, &empty_median);
-	first_calls(fn, threads, &r->best_ns, &r->median_ns);
-	r->best_ns -= empty_best;
-	r->median_ns -= empty_median;
-	r->best_cycles = r->median_cycles = -1;
-}
-
-void bench_glibc_rseq_off(void)
-{
-	const char *was = getenv("GLIBC_TUNABLES");
-	char tunables[1024];
-
-	snprintf(tunables, sizeof(tunables), "%s%sglibc.pthread.rseq=0",
-		 was ? was : "", was && *was ? ":" : "");
-	setenv("GLIBC_TUNABLES", tunables, 1);
+	first_calls(fn, threads, &r->best, &r->median);
+	r->best -= empty_best;
+	r->median -= empty_median;
 }

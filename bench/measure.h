@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "rows.h"
+
 /* Keeps a value alive without costing an instruction. */
 #define KEEP(x) __asm__ volatile("" : : "r"(x))
 
@@ -21,17 +23,10 @@
  * results so that the compiler must compute them. */
 typedef unsigned long (*bench_loop_fn)(unsigned long iters);
 
-/* One measured case: ns (and cycles, where the machine exposes them) per
- * operation, best and median, with the empty loop's cost subtracted; the
- * runs' first and third quartiles show the spread. A table of cases is
- * indexed by an id of its own; a case this machine lacks has no loop. */
-struct bench_result {
-	const char *name;
-	const char *key;	/* for machines (CSV, JSON, plot.sh): [a-z0-9_], kept when name's words change */
+/* A case to time: its row's key and name, and its loop (NULL: not here). */
+struct bench_case {
+	const char *key, *name;
 	bench_loop_fn loop;
-	double best_ns, median_ns;
-	double q1_ns, q3_ns;
-	double best_cycles, median_cycles;	/* < 0: not exposed */
 };
 
 struct bench_config {
@@ -39,44 +34,41 @@ struct bench_config {
 	unsigned long iters;	/* operations per run */
 };
 
-/* The case, or NULL where it has no loop (not measured here). */
-static inline const struct bench_result *bench_ran(const struct bench_result *c)
-{
-	return c->loop != NULL ? c : NULL;
-}
-
 /*
  * Measures cases[1..n-1] against cases[0], the empty loop: every run goes
  * round all cases in turn (starting from a different one each time), so
  * that noise on a shared machine falls on all of them alike and their
- * ratios are fair. cases[0] keeps its raw cost; cases without a loop are
- * passed by.
+ * ratios are fair. Adds a row of table to out for each case with a loop,
+ * ns per operation, best and median, the runs' quartiles as its spread,
+ * the empty loop's cost subtracted (cases[0] keeps its own); and where the
+ * machine exposes cycles, the same in table "cycles" as table.key.
  */
-void bench_measure(struct bench_result *cases, int n,
-		   const struct bench_config *cfg);
+void bench_measure(const struct bench_case *cases, int n, const struct bench_config *cfg,
+		   struct rows *out, const char *table);
 
 /* Sorts v (n values): its least, and its median. */
 void bench_best_and_median(double *v, int n, double *best, double *median);
 
 /* Single-shot timing of fn (seed 000's way), minus an empty single shot:
- * for what cannot be looped, such as a first call or a cache miss. prepare
- * runs untimed before each shot. */
-void bench_measure_once(struct bench_result *r, void (*prepare)(void),
-			void (*fn)(void), int shots);
+ * for what cannot be looped, such as a cache miss. prepare runs untimed
+ * before each shot. */
+void bench_measure_once(struct row *r, void (*prepare)(void), void (*fn)(void), int shots);
+
+/* A thread's first call of fn: single shots, each in a new thread,
+ * minus the same timing around nothing in a new thread. */
+void bench_measure_first_call(struct row *r, void (*fn)(void), int threads);
 
 /* Whether cycle counts are available (a hardware counter this process may
  * read); otherwise only ns are reported. */
 bool bench_have_cycles(void);
 
-/* A thread's first call of fn: single shots, each in a new thread,
- * minus the same timing around nothing in a new thread; cycles not
- * counted. */
-void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int threads);
+/* Runs work(arg) in threads threads started together (at a barrier, ready
+ * run before it in each, where not NULL): the mean of what work returned
+ * (each thread's own CPU time, say). */
+double bench_in_threads(int threads, void (*ready)(void), double (*work)(void *arg), void *arg);
 
 double bench_now_ns(void);
-
-/* GLIBC_TUNABLES with glibc's rseq registration off, the others kept: the
- * environment of a child measured without glibc's area. */
-void bench_glibc_rseq_off(void);
+/* The calling thread's CPU time: a thread waiting for a CPU costs nothing. */
+double bench_thread_cpu_ns(void);
 
 #endif /* FASTCPU_BENCH_MEASURE_H */

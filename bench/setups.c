@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "fastcpu.h"
 #include "latency.h"
+#include "runner.h"
 #include "setups.h"
 
 /*
@@ -64,40 +65,27 @@ static const struct setup {
 	enum thread_state thread;
 	enum needs needs;
 } setups[SETUP_COUNT] = {
-	[SETUP_GLIBC] = { "glibc_area", "glibc's area",
-		NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_REGISTERS },
-	[SETUP_OWN] = { "own_area", "the library's own area",
-		NULL, NULL, NULL, 0, MAIN_THREAD, GLIBC_DOES_NOT },
-	[SETUP_PUBLISHED_REGISTERED] = { "librseq_owner_registered", "librseq-shaped owner, registered",
-		"-published", NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
-	[SETUP_PUBLISHED_UNREGISTERED] = { "librseq_owner_unregistered", "librseq-shaped owner, never registered",
-		"-published", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
-	[SETUP_REFCOUNT] = { "refcount_owner", "refcount owner (older librseq)",
-		"-refcount", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
-	[SETUP_EXPORTED_REGISTERED] = { "exported_rseq_abi_registered", "exported __rseq_abi, registered",
-		"", NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
-	[SETUP_EXPORTED_UNREGISTERED] = { "exported_rseq_abi_unregistered", "exported __rseq_abi, never registered",
-		"", NULL, NULL, 0, MAIN_THREAD, ANY_RUN },
-	[SETUP_OTHER_SIGNATURE] = { "other_signature_owner", "owner of another signature",
-		"-other", NULL, NULL, 0, OWNER_REGISTERS, ANY_RUN },
-	[SETUP_SECCOMP] = { "seccomp_refused", "rseq refused by seccomp (sandbox)",
-		NULL, NULL, NULL, 0, REFUSED_PROCESS, ANY_RUN },
-	[SETUP_RDPID] = { "forced_rdpid", "forced rdpid",
-		NULL, "rdpid", "off", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
-	[SETUP_RDPID_CACHE] = { "forced_rdpid_cache", "forced rdpid, cache on",
-		NULL, "rdpid", "on", FASTCPU_BACKEND_RDPID, MAIN_THREAD, ANY_RUN },
-	[SETUP_VDSO] = { "forced_vdso", "forced vdso",
-		NULL, "vdso", "off", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
-	[SETUP_VDSO_CACHE] = { "forced_vdso_cache", "forced vdso, cache on",
-		NULL, "vdso", "on", FASTCPU_BACKEND_VDSO, MAIN_THREAD, ANY_RUN },
-	[SETUP_SYSCALL] = { "forced_syscall", "forced syscall",
-		NULL, "syscall", "off", FASTCPU_BACKEND_SYSCALL, MAIN_THREAD, ANY_RUN },
-	[SETUP_SYSCALL_CACHE] = { "forced_syscall_cache", "forced syscall, cache on",
-		NULL, "syscall", "on", FASTCPU_BACKEND_SYSCALL, MAIN_THREAD, ANY_RUN },
-	[SETUP_VFORK] = { "vfork_child", "vfork child",
-		NULL, NULL, NULL, 0, VFORK_CHILD, ANY_RUN },
-	[SETUP_VFORK_FRESH] = { "vfork_child_fresh", "vfork child, parent never asked",
-		NULL, NULL, NULL, 0, VFORK_CHILD_FRESH, ANY_RUN },
+#define PLAIN(key, name, thread, needs) { key, name, NULL, NULL, NULL, 0, thread, needs }
+#define OWNER(key, name, owner, thread) { key, name, owner, NULL, NULL, 0, thread, ANY_RUN }
+#define FORCED(b, id) { "forced_" b, "forced " b, NULL, b, "off", id, MAIN_THREAD, ANY_RUN }, \
+	{ "forced_" b "_cache", "forced " b ", cache on", NULL, b, "on", id, MAIN_THREAD, ANY_RUN }
+	PLAIN("glibc_area", "glibc's area", MAIN_THREAD, GLIBC_REGISTERS),
+	PLAIN("own_area", "the library's own area", MAIN_THREAD, GLIBC_DOES_NOT),
+	OWNER("librseq_owner_registered", "librseq-shaped owner, registered", "-published",
+	      OWNER_REGISTERS),
+	OWNER("librseq_owner_unregistered", "librseq-shaped owner, never registered", "-published",
+	      MAIN_THREAD),
+	OWNER("refcount_owner", "refcount owner (older librseq)", "-refcount", MAIN_THREAD),
+	OWNER("exported_rseq_abi_registered", "exported __rseq_abi, registered", "", OWNER_REGISTERS),
+	OWNER("exported_rseq_abi_unregistered", "exported __rseq_abi, never registered", "",
+	      MAIN_THREAD),
+	OWNER("other_signature_owner", "owner of another signature", "-other", OWNER_REGISTERS),
+	PLAIN("seccomp_refused", "rseq refused by seccomp (sandbox)", REFUSED_PROCESS, ANY_RUN),
+	FORCED("rdpid", FASTCPU_BACKEND_RDPID),
+	FORCED("vdso", FASTCPU_BACKEND_VDSO),
+	FORCED("syscall", FASTCPU_BACKEND_SYSCALL),
+	PLAIN("vfork_child", "vfork child", VFORK_CHILD, ANY_RUN),
+	PLAIN("vfork_child_fresh", "vfork child, parent never asked", VFORK_CHILD_FRESH, ANY_RUN),
 };
 
 const char *setup_name(enum setup_id id)
@@ -110,29 +98,15 @@ const char *setup_key(enum setup_id id)
 	return setups[id].key;
 }
 
-const char *setup_backend(enum setup_id id)
-{
-	return setups[id].backend;
-}
-
 int setup_backend_id(enum setup_id id)
 {
 	return setups[id].backend_id;
 }
 
-const char *setup_cache(enum setup_id id)
-{
-	return setups[id].cache;
-}
+/* ---- in the setup's process --------------------------------------------- */
 
-bool setup_plain_is_syscall(enum setup_id id)
-{
-	return setups[id].backend != NULL && strcmp(setups[id].backend, "syscall") == 0;
-}
-
-/* ---- in the row's process ----------------------------------------------- */
-
-#define CASE(label, fn) ((struct bench_result){ .name = (label), .loop = (fn) })
+/* Said by a setup's process made before it starts: the sandbox failed. */
+#define NO_SECCOMP "FASTCPU_BENCH_NO_SECCOMP"
 
 /* A forced cache miss: the thread's own sched_setaffinity() invalidates
  * its cache (re-pinning to the CPU it is on, so nothing else changes). */
@@ -145,69 +119,106 @@ static void force_miss(void)
 		abort();
 }
 
-static const struct bench_config *row_cfg;
-static enum setup_id row_id;
-static struct setup_result row;
-
-/* Everything the row measures, in the calling thread, into row. */
-static void measure_row(bool counters)
+/* The row key.served: what served the thread (why), or why it did not run. */
+static void served(struct rows *out, const char *why, double id)
 {
-	bool syscall_plain = setup_plain_is_syscall(row_id);
-	struct bench_result set[12] = {
-		CASE("empty loop", loop_empty),
-		CASE("sched", loop_fastcpu_sched_getcpu),
-		CASE("plain sched", syscall_plain ? loop_syscall_getcpu : loop_glibc_sched_getcpu),
-		CASE("generic", loop_fastcpu_getcpu_generic),
-		CASE("syscall", loop_syscall_getcpu),
-	};
-	int n = 5, getcpu_at = n, counter_at;
-	struct latency_waited w;
+	rows_add(out, "setup", "served", why, 0, UNIT_ID, id, id);
+}
 
-	row.has_getcpu = syscall_plain || cases_have_glibc_getcpu();
-	if (row.has_getcpu) {
-		set[n++] = CASE("getcpu", loop_fastcpu_getcpu);
-		set[n++] = CASE("plain getcpu", syscall_plain ? loop_syscall_getcpu :
-							     loop_glibc_getcpu);
+/* Where glibc has nothing but the system call (the forced syscall rows: a
+ * kernel without a vDSO getcpu), plain is that. */
+static bool plain_is_syscall(enum setup_id id)
+{
+	return setups[id].backend != NULL && strcmp(setups[id].backend, "syscall") == 0;
+}
+
+/* The locked add's rows (w, latency.c's keys) under the setup's keys. */
+static void waited(struct rows *out, const struct rows *w, bool syscall_plain, bool getcpu)
+{
+	const struct { const char *from, *key, *name; } rows[] = {
+		{ "work_alone", "locked_add_alone", "locked add alone" },
+		{ "fastcpu_sched_getcpu", "locked_add_sched_getcpu",
+		  "libfastcpu sched_getcpu() + locked add" },
+		{ syscall_plain ? "syscall" : "glibc_sched_getcpu", "locked_add_plain_sched_getcpu",
+		  "plain sched_getcpu() + locked add" },
+		{ "fastcpu_getcpu", "locked_add_getcpu", "libfastcpu getcpu(&c, &n) + locked add" },
+		{ syscall_plain ? "syscall" : "glibc_getcpu", "locked_add_plain_getcpu",
+		  "plain getcpu(&c, &n) + locked add" },
+	};
+
+	for (int i = 0; i < (getcpu ? 5 : 3); i++)
+		rows_copy(out, rows_get(w, "w", 0, "%s", rows[i].from), "setup", rows[i].key,
+			  rows[i].name);
+}
+
+/* The cells: libfastcpu / glibc (plain) there, each a ratio of medians;
+ * the call and the locked add that waits on it whole, as the program pays
+ * them. */
+static void cells(struct rows *out)
+{
+	static const char *const of[][5] = {	/* key, name, a, b, plus */
+		{ "cell_sched", "sched", "sched_getcpu", "plain_sched_getcpu", NULL },
+		{ "cell_getcpu", "getcpu", "getcpu", "plain_getcpu", NULL },
+		{ "cell_sched_add", "sched+add", "locked_add_sched_getcpu",
+		  "locked_add_plain_sched_getcpu", "locked_add_alone" },
+		{ "cell_getcpu_add", "getcpu+add", "locked_add_getcpu", "locked_add_plain_getcpu",
+		  "locked_add_alone" },
+		{ "cell_percpu_add", "per-CPU add", "counter_add", "own_shard_atomic", NULL },
+		{ "cell_objcache", "objcache", "objcache_pair", "malloc_pair", NULL },
+	};
+
+	for (size_t c = 0; c < sizeof(of) / sizeof(of[0]); c++)
+		rows_ratio(out, "setup", of[c][0], of[c][1], rows_get(out, "setup", 0, "%s", of[c][2]),
+			   rows_get(out, "setup", 0, "%s", of[c][3]),
+			   of[c][4] ? rows_get(out, "setup", 0, "%s", of[c][4]) : NULL);
+}
+
+/* Everything the setup measures, in the calling thread. */
+static void measure_row(enum setup_id id, bool counters, struct rows *out)
+{
+	bool syscall_plain = plain_is_syscall(id), getcpu = syscall_plain || way_here(WAY_GLIBC_GETCPU);
+	struct bench_case set[12] = {
+		{ "empty_loop", "empty loop", loop_empty },
+		{ "sched_getcpu", "libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu },
+		{ "plain_sched_getcpu", "plain sched_getcpu()",
+		  syscall_plain ? loop_syscall_getcpu : loop_glibc_sched_getcpu },
+		{ "getcpu_generic", "libfastcpu getcpu(&c, NULL)", loop_fastcpu_getcpu_generic },
+		{ "syscall", "getcpu system call", loop_syscall_getcpu },
+	};
+	int n = 5, forced = setups[id].backend_id;
+	struct rows w = { 0 };
+
+	if (getcpu) {
+		set[n++] = (struct bench_case){ "getcpu", "libfastcpu getcpu(&c, &n)", loop_fastcpu_getcpu };
+		set[n++] = (struct bench_case){ "plain_getcpu", "plain getcpu(&c, &n)",
+						syscall_plain ? loop_syscall_getcpu : loop_glibc_getcpu };
 	}
-	counter_at = n;
-	row.has_counter = counters && alloc_pairs_init();
-	if (row.has_counter) {
+	counters = counters && alloc_pairs_init();
+	if (counters) {
 		counters_init();
-		set[n++] = CASE("counter", counter_measure_loops[COUNTER_PERCPU_RSEQ]);
-		set[n++] = CASE("shard", counter_measure_loops[COUNTER_PERCPU_FASTCPU]);
-		set[n++] = CASE("objcache pair", alloc_pair_objcache);
-		set[n++] = CASE("malloc pair", alloc_pair_malloc);
+		set[n++] = (struct bench_case){ "counter_add", "fastcpu_counter_add()",
+						counter_measure_loops[COUNTER_PERCPU_RSEQ] };
+		set[n++] = (struct bench_case){ "own_shard_atomic", "atomic add on own shard",
+						counter_measure_loops[COUNTER_PERCPU_FASTCPU] };
+		set[n++] = (struct bench_case){ "objcache_pair", "objcache alloc+free", alloc_pair_objcache };
+		set[n++] = (struct bench_case){ "malloc_pair", "malloc+free", alloc_pair_malloc };
 	}
-	snprintf(row.served, sizeof(row.served), "%.31s", fastcpu_backend());
-	row.served_id = fastcpu_backend_id();
-	bench_measure(set, n, row_cfg);
-	row.sched = set[1];
-	row.plain_sched = set[2];
-	row.generic = set[3];
-	row.syscall = set[4];
-	if (row.has_getcpu) {
-		row.getcpu = set[getcpu_at];
-		row.plain_getcpu = set[getcpu_at + 1];
+	served(out, fastcpu_backend(), fastcpu_backend_id());
+	bench_measure(set, n, &bench.cfg, out, "setup");
+	latency_measure_waited(&w, "w");
+	waited(out, &w, syscall_plain, getcpu);
+	rows_free(&w);
+	if (forced != 0 && counters) {
+		bench_measure_once(rows_add(out, "setup", "miss", "MISS", 0, UNIT_NS, 0, 0), force_miss,
+				   once_fastcpu_sched_getcpu, bench.cfg.runs);
+		bench_measure_once(rows_add(out, "setup", "hit", "HIT", 0, UNIT_NS, 0, 0),
+				   once_fastcpu_sched_getcpu, once_fastcpu_sched_getcpu, bench.cfg.runs);
 	}
-	if (row.has_counter) {
-		row.counter = set[counter_at];
-		row.shard = set[counter_at + 1];
-		row.objcache_pair = set[counter_at + 2];
-		row.malloc_pair = set[counter_at + 3];
-	}
-	latency_measure_waited(&w, row_cfg);
-	row.add_alone = w.alone;
-	row.sched_add = w.sched;
-	row.plain_sched_add = syscall_plain ? w.syscall : w.glibc_sched;
-	row.getcpu_add = w.getcpu;
-	row.plain_getcpu_add = syscall_plain ? w.syscall : w.glibc_getcpu;
-	row.has_getcpu = row.has_getcpu && (syscall_plain || w.glibc_has_getcpu);
-	if (setups[row_id].backend != NULL && counters) {
-		bench_measure_once(&row.miss, force_miss, once_fastcpu_sched_getcpu,
-				   row_cfg->runs);
-		bench_measure_once(&row.hit, once_fastcpu_sched_getcpu,
-				   once_fastcpu_sched_getcpu, row_cfg->runs);
-	}
+	cells(out);
+	if (forced != 0 && fastcpu_backend_id() == forced)	/* where it bound what it forced */
+		rows_ratio(out, "aims", "counter_to_shard", "counter add / atomic add on own shard",
+			   rows_get(out, "setup", 0, "counter_add"),
+			   rows_get(out, "setup", 0, "own_shard_atomic"), NULL);
 }
 
 /* The kernel refuses rseq to this thread and the threads it makes from
@@ -236,72 +247,51 @@ static bool owner_registers(void)
 
 /* A vfork child measures in its parent's memory (the parent waits): no
  * per-CPU operation, which a vfork child must not use. */
-static void measure_in_vfork_child(void)
+static void measure_in_vfork_child(enum setup_id id, struct rows *out)
 {
+	int before = out->count;
 	pid_t pid = vfork();
 
 	if (pid == 0) {
-		measure_row(false);
+		measure_row(id, false, out);
 		_exit(0);
 	}
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	if (row.served[0] == '\0')	/* qemu-user's vfork is a fork */
-		snprintf(row.why_not, sizeof(row.why_not), "no vfork here");
+	if (out->count == before)	/* qemu-user's vfork is a fork */
+		served(out, "no vfork here", NAN);
 }
 
-static void measure_in_state(void)
+void setups_workload(int id, struct rows *out)
 {
-	switch (setups[row_id].thread) {
-	case MAIN_THREAD:
+	const struct setup *s = &setups[id];
+
+	switch (s->thread) {
 	case REFUSED_PROCESS:
-		measure_row(true);
+	case MAIN_THREAD:
+		if (getenv(NO_SECCOMP) != NULL)
+			served(out, "no seccomp here", NAN);
+		else
+			measure_row(id, true, out);
 		break;
 	case OWNER_REGISTERS:
 		if (owner_registers())
-			measure_row(true);
+			measure_row(id, true, out);
 		else
-			snprintf(row.why_not, sizeof(row.why_not), "the stand-in did not register");
+			served(out, "the stand-in did not register", NAN);
 		break;
 	case VFORK_CHILD:
 		(void)fastcpu_sched_getcpu();	/* the parent attaches */
-		measure_in_vfork_child();
-		break;
+		/* fall through */
 	case VFORK_CHILD_FRESH:
-		measure_in_vfork_child();
+		measure_in_vfork_child(id, out);
 		break;
 	}
-}
-
-void setups_child_if_asked(const struct bench_config *cfg)
-{
-	const char *spec = getenv("FASTCPU_BENCH_SETUP");
-	int id, fd;
-
-	if (spec == NULL)
-		return;
-	if (sscanf(spec, "%d %d", &id, &fd) != 2 || id < 0 || id >= SETUP_COUNT)
-		_exit(2);
-	row_id = (enum setup_id)id;
-	row_cfg = cfg;
-	measure_in_state();
-	_exit(write(fd, &row, sizeof(row)) == sizeof(row) ? 0 : 1);
+	if (id != SETUP_GLIBC)	/* the run's own: named where it is known */
+		rows_prefix(out, 0, s->key, s->name);
 }
 
 /* ---- in the benchmark's process ----------------------------------------- */
-
-/* Reads size bytes whole (a pipe may give them in parts): 0, or -1. */
-static int read_whole(int fd, void *buf, size_t size)
-{
-	for (size_t done = 0; done < size;) {
-		ssize_t n = read(fd, (char *)buf + done, size - done);
-
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
 
 /* The stand-in owner libraries: beside this program in the build tree
  * (libtool puts both in .libs), else where the build made them. */
@@ -325,22 +315,6 @@ static bool owner_path(const char *owner, char *path, size_t size)
 	return access(path, R_OK) == 0;
 }
 
-/* Why row id cannot run in this run's process setup, or NULL. */
-static const char *cannot_run(enum setup_id id, const struct setup_result *probe)
-{
-	bool glibc = probe->served_id == FASTCPU_BACKEND_RSEQ_GLIBC;
-	bool rseq = probe->served_id >= FASTCPU_BACKEND_RSEQ_GLIBC &&
-		    probe->served_id <= FASTCPU_BACKEND_RSEQ_OWN;
-
-	if (setups[id].needs == GLIBC_REGISTERS && !glibc)
-		return "glibc does not register here";
-	if (setups[id].needs == GLIBC_DOES_NOT && glibc)
-		return "glibc registers here";
-	if (setups[id].needs != ANY_RUN && !rseq)
-		return "no rseq here";
-	return NULL;
-}
-
 /* AddressSanitizer's runtime must be the first library a process loads: a
  * preloaded owner cannot be (configure --enable-sanitizers). */
 #if defined(__SANITIZE_ADDRESS__)
@@ -354,80 +328,96 @@ static const char *cannot_run(enum setup_id id, const struct setup_result *probe
 #define SANITIZED 0
 #endif
 
-/* The row's process: this program again, with the row's settings. Its
- * stderr goes to /dev/null: a forced backend the machine lacks says so
- * there, and the row shows what bound. */
-static void run_row(enum setup_id id, char **argv, const char *self,
-		    struct setup_result *out)
+/* Why setup id cannot run in this run's process setup, where the run's own
+ * (the probe) was served by backend, or NULL. */
+static const char *cannot_run(enum setup_id id, double backend)
 {
-	const struct setup *s = &setups[id];
-	char spec[32], preload[4096];
-	int p[2], status;
-	pid_t pid;
+	char path[4096];
+	bool glibc = backend == FASTCPU_BACKEND_RSEQ_GLIBC;
+	bool rseq = backend >= FASTCPU_BACKEND_RSEQ_GLIBC && backend <= FASTCPU_BACKEND_RSEQ_OWN;
 
-	if (s->owner != NULL && SANITIZED) {
-		snprintf(out->why_not, sizeof(out->why_not), "not preloaded ahead of ASan");
-		return;
-	}
-	if (s->owner != NULL && !owner_path(s->owner, preload, sizeof(preload))) {
-		snprintf(out->why_not, sizeof(out->why_not), "no stand-in owner (build tree only)");
-		return;
-	}
-	if (pipe(p) != 0 || (pid = fork()) < 0)
-		abort();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		close(p[0]);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		snprintf(spec, sizeof(spec), "%d %d", (int)id, p[1]);
-		setenv("FASTCPU_BENCH_SETUP", spec, 1);
-		if (s->backend != NULL) {
-			setenv("FASTCPU_BACKEND", s->backend, 1);
-			setenv("FASTCPU_CACHE", s->cache, 1);
-			bench_glibc_rseq_off();
-		}
-		if (s->owner != NULL)
-			setenv("LD_PRELOAD", preload, 1);
-		if (s->thread == REFUSED_PROCESS && !refuse_rseq())
-			_exit(126);
-		execv(self, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	if (read_whole(p[0], out, sizeof(*out)) != 0)
-		memset(out, 0, sizeof(*out));
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	if (out->served[0] == '\0' && out->why_not[0] == '\0')
-		snprintf(out->why_not, sizeof(out->why_not), "%s",
-			 WIFEXITED(status) && WEXITSTATUS(status) == 126 ? "no seccomp here" :
-			 "its process failed");
+	if (setups[id].needs == GLIBC_REGISTERS && !glibc)
+		return "glibc does not register here";
+	if (setups[id].needs == GLIBC_DOES_NOT && glibc)
+		return "glibc registers here";
+	if (setups[id].needs != ANY_RUN && !rseq)
+		return "no rseq here";
+	if (setups[id].owner != NULL && SANITIZED)
+		return "not preloaded ahead of ASan";
+	if (setups[id].owner != NULL && !owner_path(setups[id].owner, path, sizeof(path)))
+		return "no stand-in owner (build tree only)";
+	return NULL;
 }
 
-void setups_run_all(struct setup_result out[SETUP_COUNT], char **argv,
-		    const struct bench_config *cfg)
+/* The setup's process: this program again, with the setup's settings. Its
+ * stderr goes to /dev/null: a forced backend the machine lacks says so
+ * there, and the row shows what bound. */
+static void prepare(int id)
 {
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	struct setup_result probe;
+	const struct setup *s = &setups[id];
+	char preload[4096];
+	int null = open("/dev/null", O_WRONLY);
 
-	(void)cfg;
-	if (len <= 0)
-		abort();
-	self[len] = '\0';
-	memset(out, 0, sizeof(struct setup_result) * SETUP_COUNT);
-	/* The run's own setup, as the main-thread rows find it. */
-	run_row(SETUP_GLIBC, argv, self, &probe);
-	for (int id = 0; id < SETUP_COUNT; id++) {
-		const char *why = cannot_run((enum setup_id)id, &probe);
-
-		if (why != NULL)
-			snprintf(out[id].why_not, sizeof(out[id].why_not), "%s", why);
-		else if (id == SETUP_GLIBC || id == SETUP_OWN)
-			out[id] = probe;
-		else
-			run_row((enum setup_id)id, argv, self, &out[id]);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	if (s->backend != NULL) {
+		setenv("FASTCPU_BACKEND", s->backend, 1);
+		setenv("FASTCPU_CACHE", s->cache, 1);
+		bench_glibc_rseq_off();
 	}
+	if (s->owner != NULL && owner_path(s->owner, preload, sizeof(preload)))
+		setenv("LD_PRELOAD", preload, 1);
+	if (s->thread == REFUSED_PROCESS && !refuse_rseq())
+		setenv(NO_SECCOMP, "1", 1);
+}
+
+/* The aim of the setup table's highest cell, named by its row and column. */
+static void highest_cell(struct rows *out)
+{
+	const struct row *worst = NULL;
+	char name[160] = "setup table's highest cell", *colon;
+
+	for (const struct row *x = out->at; x < out->at + out->count; x++)
+		if (strcmp(x->table, "setup") == 0 && strstr(x->key, ".cell_") && !isnan(x->median) &&
+		    (worst == NULL || x->median > worst->median))
+			worst = x;
+	if (worst != NULL)
+		snprintf(name, sizeof(name), "setup table's highest cell (%s)", worst->name);
+	if ((colon = strchr(name, ':')) != NULL)
+		*colon = ',';
+	rows_add(out, "aims", "setup_highest_cell", name, 0, UNIT_RATIO, NAN, row_median(worst));
+}
+
+void setups_measure(struct rows *out)
+{
+	struct bench_job jobs[SETUP_COUNT], probe = { "setup", SETUP_GLIBC, prepare };
+	struct rows own = { 0 };
+	const struct row *how;
+	int n = 0;
+
+	/* The run's own setup, as the main-thread rows find it. */
+	bench_run_jobs(&probe, 1, 1, &own);
+	how = rows_get(&own, "setup", 0, "served");
+	for (int id = 0; id < SETUP_COUNT; id++) {
+		const char *why = cannot_run(id, row_median(how));
+
+		if (why != NULL) {
+			served(out, why, NAN);
+			rows_prefix(out, out->count - 1, setups[id].key, setups[id].name);
+		} else if (id == SETUP_GLIBC || id == SETUP_OWN) {
+			rows_prefix(&own, 0, setups[id].key, setups[id].name);
+			for (int k = 0; k < own.count; k++)
+				rows_append(out, &own.at[k]);
+		} else {
+			jobs[n++] = (struct bench_job){ "setup", id, prepare };
+		}
+	}
+	rows_free(&own);
+	bench_run_jobs(jobs, n, 1, out);
+	for (int k = 0; k < n; k++)
+		if (rows_get(out, "setup", 0, "%s.served", setups[jobs[k].arg].key) == NULL) {
+			served(out, "its process failed", NAN);
+			rows_prefix(out, out->count - 1, setups[jobs[k].arg].key, setups[jobs[k].arg].name);
+		}
+	highest_cell(out);
 }
