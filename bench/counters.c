@@ -3,35 +3,18 @@
 /* bench/counters.c: per-CPU counters against one shared counter. */
 
 #include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "cases.h"
-#include "counters.h"
+#include "fastcpu-bench.h"
 #include "fastcpu.h"
 #include "librseq-shaped.h"
-#include "loops.h"
 #include "runner.h"
 
 /* Each kind's row: its key for machines and its name. */
+#define ROW_OF(id, key, name) { key, name },
 static const struct {
 	const char *key, *name;
-} kinds[COUNTER_KINDS] = {
-	{ "empty_loop", "empty loop (subtracted)" },
-	{ "global_plain", "global non-atomic increment" },
-	{ "fastcpu_counter_add", "per-CPU rseq add: fastcpu_counter_add()" },
-	{ "fastcpu_percpu_add_cid", "per-CPU rseq add by concurrency id" },
-	{ "fastcpu_percpu_lock", "per-CPU rseq lock: fastcpu_percpu_lock()" },
-	{ "global_atomic_add", "global atomic add" },
-	{ "global_cas_loop", "global CAS loop" },
-	{ "global_mutex", "global pthread mutex" },
-	{ "shard_fastcpu_current_cpu", "atomic add, shard of fastcpu_current_cpu()" },
-	{ "shard_glibc_sched_getcpu", "atomic add, shard of glibc sched_getcpu()" },
-	{ "shard_fastcpu_current_cid", "atomic add, shard of fastcpu_current_cid()" },
-	{ "librseq_percpu_add", "librseq-shaped per-CPU add (reference)" },
-};
+} kinds[COUNTER_KINDS] = { COUNTER_KINDS_(ROW_OF) };
 
 #define SHARDS 1024	/* a CPU number beyond wraps: still right, less fast */
 #define STRIDE 128	/* no false sharing, even with the pair prefetcher */
@@ -162,15 +145,14 @@ static inline void increment(enum counter_kind kind, const volatile int *cpu_at)
 			FOUR(increment(kind, cpu_at));			\
 		return n;						\
 	}
-#define KINDS(X) X(COUNTER_EMPTY) X(COUNTER_GLOBAL_PLAIN) X(COUNTER_PERCPU_RSEQ)		\
-	X(COUNTER_PERCID_RSEQ) X(COUNTER_PERCPU_LOCK) X(COUNTER_ATOMIC_ADD) X(COUNTER_CAS_LOOP) \
-	X(COUNTER_MUTEX) X(COUNTER_PERCPU_FASTCPU) X(COUNTER_PERCPU_GLIBC)		\
-	X(COUNTER_PERCID_FASTCPU) X(COUNTER_REFERENCE)
-#define LOOP_OF(kind) loop_##kind,
-#define MEASURE_OF(kind) measure_##kind,
-KINDS(KIND_LOOP)
-static void (*const loops[COUNTER_KINDS])(unsigned long, const volatile int *) = { KINDS(LOOP_OF) };
-const bench_loop_fn counter_measure_loops[COUNTER_KINDS] = { KINDS(MEASURE_OF) };
+#define KIND_LOOPS(kind, key, name) KIND_LOOP(kind)
+#define LOOP_OF(kind, key, name) loop_##kind,
+#define MEASURE_OF(kind, key, name) measure_##kind,
+COUNTER_KINDS_(KIND_LOOPS)
+static void (*const loops[COUNTER_KINDS])(unsigned long, const volatile int *) = {
+	COUNTER_KINDS_(LOOP_OF)
+};
+const bench_loop_fn counter_measure_loops[COUNTER_KINDS] = { COUNTER_KINDS_(MEASURE_OF) };
 
 struct run {
 	enum counter_kind kind;
@@ -249,76 +231,6 @@ static double counter_ns_per_increment(enum counter_kind kind, int nthreads,
 	return ns / (double)increments;
 }
 
-/* How many shards the last run used (zeroed before it), the highest index
- * used, and the bytes from the first shard to the end of that one. */
-static void shards_used(double v[3])
-{
-	int used = 0, highest = -1;
-
-	for (int i = 0; i < SHARDS; i++)
-		if (shards[i].value != 0) {
-			used++;
-			highest = i;
-		}
-	v[0] = used;
-	v[1] = highest;
-	v[2] = (double)((size_t)(highest + 1) * sizeof(struct shard));
-}
-
-/*
- * Table 6: the counter indexed by CPU number and by concurrency id, in
- * this process restricted to the upper half of its CPUs (as taskset would),
- * a thread per CPU given: how many shards each touched and how far into
- * the array. Needs two CPUs.
- */
-static void restricted(struct rows *out, unsigned long increments)
-{
-	static const struct { const char *key, *name; enum counter_kind kind; } index[2] = {
-		{ "cpu_number", "CPU number", COUNTER_PERCPU_FASTCPU },
-		{ "concurrency_id", "concurrency id", COUNTER_PERCID_FASTCPU },
-	};
-	char cpus[64] = "", key[ROW_KEY], name[96];
-	cpu_set_t upper;
-	int seen = 0, len = 0, threads;
-
-	if (bench.cpus < 2)
-		return;
-	CPU_ZERO(&upper);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &bench.allowed) && seen++ >= bench.cpus / 2) {
-			CPU_SET(cpu, &upper);
-			len += snprintf(cpus + len, sizeof(cpus) - (size_t)len, "%s%d", len ? "," : "", cpu);
-			if ((size_t)len >= sizeof(cpus))
-				len = (int)sizeof(cpus) - 1;
-		}
-	threads = CPU_COUNT(&upper);
-	if (sched_setaffinity(0, sizeof(upper), &upper) != 0)
-		return;
-	snprintf(name, sizeof(name), "CPUs the process was given: %s", cpus);
-	rows_add(out, "restricted", "cpus", name, threads, UNIT_COUNT, threads, threads);
-	rows_add(out, "restricted", "cid_limit", "fastcpu_cid_limit()", threads, UNIT_COUNT,
-		 fastcpu_cid_limit(), fastcpu_cid_limit());
-	for (int i = 0; i < 2; i++) {
-		static const char *const what[4][2] = {
-			{ "ns_per_increment", "ns per increment" }, { "shards_used", "shards used" },
-			{ "highest_index", "highest index" }, { "bytes_to_highest", "bytes to highest" },
-		};
-		static const enum unit units[4] = { UNIT_NS, UNIT_COUNT, UNIT_COUNT, UNIT_BYTES };
-		double v[4];
-
-		for (int s = 0; s < SHARDS; s++)
-			shards[s].value = 0;
-		v[0] = counter_ns_per_increment(index[i].kind, threads, increments);
-		shards_used(v + 1);
-		for (int f = 0; f < 4; f++) {
-			snprintf(key, sizeof(key), "%s.%s", index[i].key, what[f][0]);
-			snprintf(name, sizeof(name), "%s: %s", index[i].name, what[f][1]);
-			rows_add(out, "restricted", key, name, threads, units[f], v[f], v[f]);
-		}
-	}
-	bench_pin(-1);
-}
-
 /*
  * One column of Table 4: every kind with nthreads threads, in rounds that
  * each run them all (from a different one each time, so that a noisy
@@ -344,12 +256,13 @@ static void with_threads(struct rows *out, int nthreads, int rounds, unsigned lo
 				 best[k] - best[COUNTER_EMPTY], median[k] - median[COUNTER_EMPTY]);
 }
 
-void counters_measure(struct rows *out)
+void counters_measure(int arg, struct rows *out)
 {
 	int rounds = bench.rounds < 16 ? bench.rounds : 16;
 	unsigned long increments = bench.quick ? 100000 : 2000000;
 	struct bench_case one[COUNTER_KINDS];
 
+	(void)arg;
 	counters_init();
 	for (int k = 0; k < COUNTER_KINDS; k++)
 		one[k] = (struct bench_case){ kinds[k].key, kinds[k].name,
@@ -361,5 +274,4 @@ void counters_measure(struct rows *out)
 	rows_ratio(out, "aims", "counter_add_crowded", "fastcpu_counter_add(), 2x CPUs threads / 1 thread",
 		   rows_get(out, "counters", 2 * bench.cpus, "fastcpu_counter_add"),
 		   rows_get(out, "counters", 1, "fastcpu_counter_add"), NULL);
-	restricted(out, increments);
 }

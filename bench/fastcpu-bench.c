@@ -3,19 +3,12 @@
 /* bench/fastcpu-bench.c: libfastcpu against the system libc, in one run: what it measures, its tables. */
 
 #include <dlfcn.h>
-#include <string.h>
 
-#include "cases.h"
-#include "counters.h"
+#include "fastcpu-bench.h"
 #include "fastcpu.h"
-#include "latency.h"
-#include "loops.h"
-#include "preempted.h"
 #include "runner.h"
-#include "setups.h"
 
 static const char usage[] =
-	"usage: fastcpu-bench [--quick] [--json | --csv] [--csv-file FILE] [--runs N]\n"
 	"Times reading the current CPU with libfastcpu and with the system\n"
 	"libc, side by side in one process; prints the seed documents' tables\n"
 	"(ns per call, best and median, empty loop subtracted) or, with --json\n"
@@ -35,24 +28,12 @@ static void reading(int unused, struct rows *out)
 	cases_reading(out);
 	latency_measure(out);
 	loops_measure(out);
-	bench_measure_first_call(rows_add(out, "first-call", "fastcpu_sched_getcpu",
-					  "first call in a new thread: libfastcpu", 0, UNIT_NS, 0, 0),
-				 once_fastcpu_sched_getcpu, threads);
-	bench_measure_first_call(rows_add(out, "first-call", "glibc_sched_getcpu",
-					  "first call in a new thread: glibc", 0, UNIT_NS, 0, 0),
-				 once_glibc_sched_getcpu, threads);
-}
-
-static void counters(int unused, struct rows *out)
-{
-	(void)unused;
-	counters_measure(out);
-}
-
-static void preempted(int unused, struct rows *out)
-{
-	(void)unused;
-	preempted_measure(out);
+	bench_measure_once(rows_add(out, "first-call", "fastcpu_sched_getcpu",
+				    "first call in a new thread: libfastcpu", 0, UNIT_NS, 0, 0), NULL,
+			   once_fastcpu_sched_getcpu, threads, true);
+	bench_measure_once(rows_add(out, "first-call", "glibc_sched_getcpu",
+				    "first call in a new thread: glibc", 0, UNIT_NS, 0, 0), NULL,
+			   once_glibc_sched_getcpu, threads, true);
 }
 
 static int measure(struct rows *out)
@@ -61,8 +42,8 @@ static int measure(struct rows *out)
 	/* Table 10 (and 2, 3) first: the children must find nothing bound here. */
 	setups_measure(out);
 	reading(0, out);
-	counters(0, out);
-	preempted(0, out);	/* Table 9: the lock's holder preempted */
+	counters_measure(0, out);
+	preempted_measure(0, out);	/* Table 9: the lock's holder preempted */
 	return 0;
 }
 
@@ -99,14 +80,10 @@ static const struct view_column cells[] = {
 	{ "served", "served by", 0 }, { "cell_sched", "sched", 0 }, { "cell_getcpu", "getcpu", 0 },
 	{ "cell_sched_add", "sched+add", 0 }, { "cell_getcpu_add", "getcpu+add", 0 },
 	{ "cell_percpu_add", "per-CPU add", 0 }, { "cell_objcache", "objcache", 0 }, { NULL, NULL, 0 },
-}, cache[] = {
-	{ "served", "served by", 0 }, { "sched_getcpu", "NULL or HIT", 0 }, { "miss", "MISS", 0 },
-	{ NULL, NULL, 0 },
-}, generic[] = {
-	{ "getcpu_generic", "GENERIC", 0 }, { "sched_getcpu", "SPECIALIZED", 0 }, { NULL, NULL, 0 },
 }, forced[] = {
-	{ "served", "bound", 0 }, { "counter_add", "counter add", 0 },
-	{ "own_shard_atomic", "atomic add", 0 }, { "cell_percpu_add", "ratio", 0 }, { NULL, NULL, 0 },
+	{ "served", "bound", 0 }, { "sched_getcpu", "sched", 0 }, { "miss", "MISS", 0 },
+	{ "getcpu_generic", "generic", 0 }, { "counter_add", "add", 0 },
+	{ "own_shard_atomic", "atomic", 0 }, { "cell_percpu_add", "add/atomic", 0 }, { NULL, NULL, 0 },
 };
 
 static const struct view views[] = {
@@ -119,42 +96,27 @@ static const struct view views[] = {
 	  .table = "latency-locked-add", .ref = "glibc_sched_getcpu" },
 	{ .title = "(b) the answer indexes a load the next index adds",
 	  .table = "latency-chained-load", .ref = "glibc_sched_getcpu" },
-	{ .title = "Table 10: every setup the library meets, each in a process of its own:\n"
-		   "libfastcpu / glibc there, ratios of medians (\"!\" above 1.05x). sched, getcpu:\n"
-		   "sched_getcpu(), getcpu(&c, &n) where nothing waits, the empty loop subtracted;\n"
-		   "+add: the call and a locked add on its answer's shard, whole; per-CPU add:\n"
-		   "fastcpu_counter_add() / an atomic add on the shard of fastcpu_current_cpu();\n"
-		   "objcache: the object cache's alloc and free / malloc's and free's, 64 bytes.\n"
-		   "Forced rows: glibc's rseq off too (glibc as in a thread without rseq); forced\n"
-		   "syscall against the system call (glibc where the kernel has no vDSO getcpu)",
+	{ .title = "Table 10: every setup the library meets, each a process: libfastcpu / glibc there\n"
+		   "(\"!\" above 1.05x): the calls where nothing waits, then each with a locked add on\n"
+		   "its answer's shard; the per-CPU add / an atomic add; the objcache pair / malloc's",
 	  .table = "setup", .head = "setup", .columns = cells, .most = SETUP_CELL_MOST },
-	{ .title = "Table 2: caching (seed 000): sched_getcpu() with each backend forced, its answer\n"
-		   "cache off (NULL) then on (HIT), median ns; MISS: a call after the cache was\n"
-		   "invalidated, timed alone; the bare mechanisms (NONE): Table 1",
-	  .table = "setup", .lines = "forced_", .head = "backend forced", .columns = cache },
-	{ .title = "Table 3: generic getcpu(&c, NULL) against specialized sched_getcpu(), median ns\n"
-		   "(this process's and glibc's: Table 1)",
-	  .table = "setup", .head = "setup", .columns = generic },
-	{ .title = "Table 4: counter increments (seed 001). One thread, pinned, runs interleaved;\n"
-		   "ns per increment, empty loop subtracted",
+	{ .title = "Table 4: counter increments (seed 001), one thread pinned: ns an increment",
 	  .table = "counters", .ref = "shard_fastcpu_current_cpu" },
-	{ .title = "With threads, free to migrate: the CPU time of each thread per increment, ns,\n"
-		   "median of the rounds, empty loop subtracted",
+	{ .title = "With threads, free to migrate: each thread's CPU ns an increment, median of rounds",
 	  .table = "counters", .head = "", .by_threads = true },
-	{ .title = "Where a fallback serves (each backend forced, one process each): the per-CPU\n"
-		   "add against an atomic add on the shard fastcpu_current_cpu() names, median ns",
-	  .table = "setup", .lines = "forced_", .head = "forced", .columns = forced },
-	{ .title = "Table 5: reading in a loop (4 reads an iteration, nothing else called), ns per\n"
-		   "read; the librseq-style rows are this benchmark's own code",
+	{ .title = "Tables 2 and 3, and the per-CPU add where a fallback serves: each backend forced,\n"
+		   "its answer cache off then on (seed 000's NULL, then HIT): sched_getcpu(), MISS (a\n"
+		   "call after the cache was invalidated, alone), getcpu(&c, NULL), the per-CPU add\n"
+		   "and an atomic add on the shard fastcpu_current_cpu() names, ns",
+	  .table = "setup", .lines = "forced_", .head = "backend forced", .columns = forced },
+	{ .title = "Table 5: reading in a loop, 4 reads an iteration: ns a read (librseq-style rows:\n"
+		   "this benchmark's own code in librseq's shapes)",
 	  .table = "loop" },
-	{ .title = "Table 6: sharded counter (128-byte shards) in a process restricted to the upper\n"
-		   "half of its CPUs, a thread per CPU: by CPU number and by concurrency id",
-	  .table = "restricted", .threads = VIEW_ANY },
-	{ .title = "Table 9: the per-CPU lock's holder preempted: holder and waiter on one CPU,\n"
-		   "the holder taking the lock for 2 us at a time; without, then with the kernel's\n"
-		   "time-slice extension (Linux 7.0) where it offers it",
+	{ .title = "Table 9: the per-CPU lock's holder preempted, holder and waiter on one CPU, without\n"
+		   "and with the kernel's time-slice extension (Linux 7.0) where it offers it",
 	  .table = "preempted-lock", .threads = VIEW_ANY },
 };
+
 
 /* ---- the program -------------------------------------------------------- */
 
@@ -169,8 +131,8 @@ static void init(void)
 static const struct bench_workload workloads[] = {
 	{ "setup", setups_workload },
 	{ "reading", reading },
-	{ "counters", counters },
-	{ "preempted", preempted },
+	{ "counters", counters_measure },
+	{ "preempted", preempted_measure },
 };
 
 int main(int argc, char **argv)

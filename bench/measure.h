@@ -6,6 +6,7 @@
 #define FASTCPU_BENCH_MEASURE_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "rows.h"
 
@@ -19,8 +20,7 @@
  */
 #define FOUR(...) { __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; }
 
-/* Runs an operation iters times; returns something derived from the
- * results so that the compiler must compute them. */
+/* Runs an operation iters times; returns what the compiler must compute. */
 typedef unsigned long (*bench_loop_fn)(unsigned long iters);
 
 /* A case to time: its row's key and name, and its loop (NULL: not here). */
@@ -36,12 +36,10 @@ struct bench_config {
 
 /*
  * Measures cases[1..n-1] against cases[0], the empty loop: every run goes
- * round all cases in turn (starting from a different one each time), so
- * that noise on a shared machine falls on all of them alike and their
- * ratios are fair. Adds a row of table to out for each case with a loop,
- * ns per operation, best and median, the runs' quartiles as its spread,
- * the empty loop's cost subtracted (cases[0] keeps its own); and where the
- * machine exposes cycles, the same in table "cycles" as table.key.
+ * round all cases in turn, from a different one each time, so that a
+ * shared machine's noise falls on all alike. Adds a row of table for each
+ * case with a loop: ns an operation, best, median and quartiles, less the
+ * empty loop's (cases[0] keeps its own).
  */
 void bench_measure(const struct bench_case *cases, int n, const struct bench_config *cfg,
 		   struct rows *out, const char *table);
@@ -49,26 +47,27 @@ void bench_measure(const struct bench_case *cases, int n, const struct bench_con
 /* Sorts v (n values): its least, and its median. */
 void bench_best_and_median(double *v, int n, double *best, double *median);
 
-/* Single-shot timing of fn (seed 000's way), minus an empty single shot:
- * for what cannot be looped, such as a cache miss. prepare runs untimed
- * before each shot. */
-void bench_measure_once(struct row *r, void (*prepare)(void), void (*fn)(void), int shots);
+/* Single shots of fn (seed 000's way) less shots of nothing, in turn,
+ * prepare (NULL: none) before each, untimed: for what cannot be looped, a
+ * cache miss, or (fresh) a thread's first call, each shot in a new thread. */
+void bench_measure_once(struct row *r, void (*prepare)(void), void (*fn)(void), int shots,
+			bool fresh);
 
-/* A thread's first call of fn: single shots, each in a new thread,
- * minus the same timing around nothing in a new thread. */
-void bench_measure_first_call(struct row *r, void (*fn)(void), int threads);
-
-/* Whether cycle counts are available (a hardware counter this process may
- * read); otherwise only ns are reported. */
-bool bench_have_cycles(void);
-
-/* Runs work(arg) in threads threads started together (at a barrier, ready
- * run before it in each, where not NULL): the mean of what work returned
- * (each thread's own CPU time, say). */
+/* work(arg) in threads threads started together (ready, where not NULL,
+ * before the barrier): the mean of what they returned. */
 double bench_in_threads(int threads, void (*ready)(void), double (*work)(void *arg), void *arg);
 
-double bench_now_ns(void);
-/* The calling thread's CPU time: a thread waiting for a CPU costs nothing. */
-double bench_thread_cpu_ns(void);
+/* A clock's ns, written once and inline where it times: the monotonic
+ * clock, and the calling thread's CPU time (a thread waiting for a CPU
+ * costs nothing). */
+static inline double bench_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+#define bench_now_ns() bench_clock_ns(CLOCK_MONOTONIC)
+#define bench_thread_cpu_ns() bench_clock_ns(CLOCK_THREAD_CPUTIME_ID)
 
 #endif /* FASTCPU_BENCH_MEASURE_H */

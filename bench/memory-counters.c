@@ -3,8 +3,6 @@
 /* bench/memory-counters.c: what a counter takes, before and after per-CPU memory. */
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -117,66 +115,6 @@ static void footprint(bool old, const char *key, const char *name, struct rows *
 	free(c);
 }
 
-/* A million counters, each added to by every thread (2x CPUs), summed,
- * freed: seconds each, and whether every sum was exact. */
-static struct {
-	struct fastcpu_counter **c;
-	long n;
-} million;
-
-static void *add_to_each(void *arg)
-{
-	long start = (long)(intptr_t)arg;
-
-	for (long k = 0; k < million.n; k++)
-		fastcpu_counter_add(million.c[(k + start * 7919) % million.n], 1);
-	return NULL;
-}
-
-/* The seconds since *t0, a row of the million's; *t0 now. */
-static void million_step(struct rows *out, int threads, const char *key, const char *name,
-			 double *t0)
-{
-	double s = (bench_now_ns() - *t0) / 1e9;
-
-	rows_add(out, "8c", key, name, threads, UNIT_SECONDS, s, s);
-	*t0 = bench_now_ns();
-}
-
-static void million_run(struct rows *out)
-{
-	int threads = 2 * bench.cpus < 256 ? 2 * bench.cpus : 256;
-	pthread_t t[256];
-	double t0;
-	bool exact = true;
-
-	million.n = bench.quick ? 100000 : 1000000;
-	million.c = malloc((size_t)million.n * sizeof(*million.c));
-	if (million.c == NULL)
-		abort();
-	rows_add(out, "8c", "million.counters", "counters made", threads, UNIT_COUNT,
-		 (double)million.n, (double)million.n);
-	t0 = bench_now_ns();
-	for (long k = 0; k < million.n; k++)
-		if ((million.c[k] = fastcpu_counter_new()) == NULL)
-			abort();
-	million_step(out, threads, "million.new", "counters made in", &t0);
-	for (int i = 0; i < threads; i++)
-		if (pthread_create(&t[i], NULL, add_to_each, (void *)(intptr_t)i) != 0)
-			abort();
-	for (int i = 0; i < threads; i++)
-		pthread_join(t[i], NULL);
-	million_step(out, threads, "million.add", "each added to by every thread in", &t0);
-	for (long k = 0; k < million.n; k++)
-		exact &= fastcpu_counter_sum(million.c[k]) == threads;
-	million_step(out, threads, "million.sum", "summed in", &t0);
-	for (long k = 0; k < million.n; k++)
-		fastcpu_counter_free(million.c[k]);
-	million_step(out, threads, "million.free", "freed in", &t0);
-	rows_add(out, "8c", "million.exact", "every sum exact", threads, UNIT_COUNT, exact, exact);
-	free(million.c);
-}
-
 void memory_counters_measure(struct rows *out)
 {
 	static const struct bench_case add[3] = {
@@ -197,5 +135,4 @@ void memory_counters_measure(struct rows *out)
 	bench_measure(add, 3, &bench.cfg, out, "8c");
 	fastcpu_counter_free(one_new);
 	old_free(one_old);
-	million_run(out);
 }

@@ -4,12 +4,8 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fastcpu.h"
@@ -19,12 +15,12 @@
 #include "runner.h"
 
 const struct memory_allocator_of memory_allocators[MEMORY_ALLOCATORS] = {
-	{ "glibc", "glibc malloc", "glibc", NULL, NULL },
-	{ "jemalloc", "jemalloc", "jemalloc", "libjemalloc.so.2", "mallocx" },
-	{ "mimalloc", "mimalloc", "mimalloc", "libmimalloc.so.3:libmimalloc.so.2", "mi_malloc" },
-	{ "tcmalloc", "tcmalloc", "tcmalloc", "libtcmalloc_minimal.so.4", "tc_malloc" },
-	{ "objcache", "libfastcpu objcache", "objcache", NULL, NULL },
-	{ "list", "global lock-free list", "list", NULL, NULL },
+	{ "glibc", "glibc malloc", NULL, NULL },
+	{ "jemalloc", "jemalloc", "libjemalloc.so.2", "mallocx" },
+	{ "mimalloc", "mimalloc", "libmimalloc.so.3:libmimalloc.so.2", "mi_malloc" },
+	{ "tcmalloc", "tcmalloc", "libtcmalloc_minimal.so.4", "tc_malloc" },
+	{ "objcache", "libfastcpu objcache", NULL, NULL },
+	{ "list", "global lock-free list", NULL, NULL },
 };
 const size_t memory_sizes[MEMORY_SIZES] = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096 };
 const size_t memory_footprint_sizes[MEMORY_FOOTPRINT_SIZES] = { 8, 24, 64, 100, 256 };
@@ -39,13 +35,10 @@ const struct memory_setup_of memory_setups[MEMORY_SETUPS] = {
 	{ "own_area", "the library's own area", NULL, FASTCPU_BACKEND_RSEQ_OWN },
 };
 
-/*
- * The global lock-free list, the baseline every CPU shares: one head per
- * size, a compare-and-swap each way. The head holds the first object's
- * number and a tag that every change moves on, so that a pop cannot take
- * an object another pop took and pushed back meanwhile (ABA) unless 2^32
- * changes passed in between. Fresh objects come from a reserved region.
- */
+/* The global lock-free list every CPU shares, a head per size, a CAS each
+ * way: the head holds the first object's number and a tag every change
+ * moves on (no ABA unless 2^32 changes in between); fresh objects come from
+ * a reserved region. */
 #define LIST_REGION (1ul << 30)
 
 struct global_list {
@@ -161,10 +154,10 @@ static double empty_ns(long n)
 	return (bench_thread_cpu_ns() - t0) / (double)n;
 }
 
-/* (a) An allocation and its free, n times: CPU ns per pair. */
-/* Each kind's loop keeps its cache or size in a register, as a caller that
- * holds them does: a load of the handle after every sequence would time
- * the benchmark's shape, not the allocator (the floor keeps its lists so). */
+/* (a) An allocation and its free, n times: CPU ns a pair. Each kind's loop
+ * keeps its cache or size in a register, as a caller that holds them does:
+ * a load of the handle after each would time the benchmark's shape, not
+ * the allocator (the floor keeps its lists so). */
 #define PAIRS_LOOP(alloc, free_it)					\
 	for (long i = 0; i < n; i++) {					\
 		void *p = (alloc);					\
@@ -175,19 +168,23 @@ static double empty_ns(long n)
 		free_it;						\
 	}
 
+/* LOOP of h's kind, its cache, list or size held in a local. */
+#define BY_KIND(h, LOOP)							\
+	struct fastcpu_objcache *cache = (h)->cache;				\
+	struct global_list *list = (h)->list;					\
+	size_t size = (h)->size;						\
+	double t0 = bench_thread_cpu_ns();					\
+									\
+	if ((h)->kind == MEMORY_OBJCACHE)					\
+		LOOP(fastcpu_objcache_alloc(cache), fastcpu_objcache_free(cache, p))	\
+	else if ((h)->kind == MEMORY_LIST)					\
+		LOOP(list_pop(list), list_push(list, p))			\
+	else									\
+		LOOP(malloc(size), free(p))
+
 static double pairs(const struct handle *h, long n)
 {
-	struct fastcpu_objcache *cache = h->cache;
-	struct global_list *list = h->list;
-	size_t size = h->size;
-	double t0 = bench_thread_cpu_ns();
-
-	if (h->kind == MEMORY_OBJCACHE)
-		PAIRS_LOOP(fastcpu_objcache_alloc(cache), fastcpu_objcache_free(cache, p))
-	else if (h->kind == MEMORY_LIST)
-		PAIRS_LOOP(list_pop(list), list_push(list, p))
-	else
-		PAIRS_LOOP(malloc(size), free(p))
+	BY_KIND(h, PAIRS_LOOP)
 	return (bench_thread_cpu_ns() - t0) / (double)n;
 }
 
@@ -226,28 +223,17 @@ static double pairs_crowded(const struct handle *h, long n, int threads)
 
 static double batches(const struct handle *h, long n)
 {
-	struct fastcpu_objcache *cache = h->cache;
-	struct global_list *list = h->list;
-	size_t size = h->size;
 	void *batch[16];
-	double t0 = bench_thread_cpu_ns();
-
-	if (h->kind == MEMORY_OBJCACHE)
-		BATCHES_LOOP(fastcpu_objcache_alloc(cache), fastcpu_objcache_free(cache, p))
-	else if (h->kind == MEMORY_LIST)
-		BATCHES_LOOP(list_pop(list), list_push(list, p))
-	else
-		BATCHES_LOOP(malloc(size), free(p))
+	BY_KIND(h, BATCHES_LOOP)
 	return (bench_thread_cpu_ns() - t0) / (double)n;
 }
 
 /*
  * The floor of the object cache's pair: the plainest per-CPU sequences of
- * the field, in their own shapes (librseq's param_test list and buffer,
- * bench/librseq-shaped.h), on one object in per-CPU memory by CPU number,
- * in the cache's process (glibc's area, pinned). Each takes the CPU from
- * cpu_id_start before each operation, as librseq does; the area is found
- * once (a floor). x86-64 only: -1 elsewhere or without an area.
+ * the field in their own shapes (librseq's param_test list and buffer,
+ * librseq-shaped.h), on one object in per-CPU memory by CPU number, in the
+ * cache's process; each takes the CPU from cpu_id_start before each
+ * operation, as librseq does; the area found once. x86-64 only: -1 else.
  */
 #ifdef LIBRSEQ_SHAPED_ADD
 struct floor_buffer {
@@ -368,17 +354,8 @@ static double floor_buffer(long n)
 	return t0;
 }
 #else
-static double floor_list(long n)
-{
-	(void)n;
-	return -1;
-}
-
-static double floor_buffer(long n)
-{
-	(void)n;
-	return -1;
-}
+# define floor_list(n) -1.0
+# define floor_buffer(n) -1.0
 #endif
 
 /* (b) 10000 allocations, then their 10000 frees, ten times: the median
@@ -408,13 +385,9 @@ static void many(const struct handle *h, double *alloc_ns, double *free_ns)
 	free(p);
 }
 
-/*
- * (b) The cold set: objects objects of 64 bytes taken, freed in shuffled
- * order, taken again; CPU ns per operation of the free and the second
- * take. The objects stay untouched by the benchmark: what misses the cache
- * is the allocator's own reading or writing of a free object, or of its
- * metadata.
- */
+/* (b) The cold set: objects objects of 64 bytes taken, freed shuffled,
+ * taken again: CPU ns an operation. The benchmark never touches them: what
+ * misses is the allocator's own use of a free object or its metadata. */
 static double cold_set(const struct handle *h, long objects)
 {
 	void **p = malloc((size_t)objects * sizeof(*p));
@@ -471,13 +444,10 @@ static double bytes_per_object(size_t size)
 	return median;
 }
 
-/*
- * (c) Threads threads, each in its turn taking 16 objects of 64 bytes and
- * freeing them, all still alive; then the main thread takes as many as they
- * all used and more: the bytes of the objects they used that it does not
- * get back are held where it cannot reach them (per-thread caches, another
- * CPU's list).
- */
+/* (c) Threads threads, each in turn taking 16 objects of 64 bytes and
+ * freeing them, all alive; then the main thread takes more than they used:
+ * the bytes of theirs it does not get back are held where it cannot reach
+ * them (per-thread caches, another CPU's list). */
 static struct {
 	pthread_mutex_t turn;
 	pthread_barrier_t done;
@@ -548,6 +518,7 @@ static double held_bytes(int threads)
 	return (double)(distinct > reused ? distinct - reused : 0) * 64;
 }
 
+/* A floor's ns less the loop's, NAN where it did not run (-1). */
 static double less_empty(double ns, double empty)
 {
 	return ns < 0 ? NAN : ns - empty;
@@ -570,6 +541,17 @@ static void figure(struct rows *out, const char *table, const char *key, const c
 		   int threads, enum unit unit, double v)
 {
 	rows_add(out, table, key, name, threads, unit, v, v);
+}
+
+/* The same of a size: keyed key and the size, named name and the size. */
+static void sized(struct rows *out, const char *table, const char *key, const char *name,
+		  size_t size, int threads, enum unit unit, double v)
+{
+	char k[ROW_KEY], n[64];
+
+	snprintf(k, sizeof(k), "%s%zu", key, size);
+	snprintf(n, sizeof(n), "%s%zu", name, size);
+	figure(out, table, k, n, threads, unit, v);
 }
 
 /* In the object cache's process: its floors, its pair by CPU number, and
@@ -597,7 +579,6 @@ void memory_allocator_workload(int allocator, struct rows *out)
 {
 	const struct memory_allocator_of *a = &memory_allocators[allocator];
 	long n = pairs_of_round();
-	char key[ROW_KEY], name[64];
 	double empty;
 
 	kind = (enum memory_allocator)allocator;
@@ -610,9 +591,8 @@ void memory_allocator_workload(int allocator, struct rows *out)
 		struct handle h = handle_of(memory_sizes[i]);
 
 		(void)pairs(&h, n / 10);		/* warm */
-		snprintf(key, sizeof(key), "pair_%zu", memory_sizes[i]);
-		snprintf(name, sizeof(name), "pair %zu", memory_sizes[i]);
-		figure(out, "8a", key, name, 0, UNIT_NS, pairs(&h, n) - empty);
+		sized(out, "8a", "pair_", "pair ", memory_sizes[i], 0, UNIT_NS,
+		      pairs(&h, n) - empty);
 	}
 	{
 		struct handle h = handle_of(64);
@@ -627,19 +607,15 @@ void memory_allocator_workload(int allocator, struct rows *out)
 	}
 	if (kind == MEMORY_OBJCACHE)
 		same_process(empty, out);
-	for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++) {
-		snprintf(key, sizeof(key), "bytes_per_%zu", memory_footprint_sizes[i]);
-		snprintf(name, sizeof(name), "bytes per %zu-byte object", memory_footprint_sizes[i]);
-		figure(out, "8c", key, name, 0, UNIT_BYTES, bytes_per_object(memory_footprint_sizes[i]));
-	}
+	for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
+		sized(out, "8c", "bytes_per_", "bytes per object of ", memory_footprint_sizes[i],
+		      0, UNIT_BYTES, bytes_per_object(memory_footprint_sizes[i]));
 	bench_pin(-1);
 	for (int i = 0; i < MEMORY_SIZES; i++) {
 		struct handle h = handle_of(memory_sizes[i]);
 
-		snprintf(key, sizeof(key), "pair_%zu", memory_sizes[i]);
-		snprintf(name, sizeof(name), "pair %zu", memory_sizes[i]);
-		figure(out, "8a", key, name, 2 * bench.cpus, UNIT_NS,
-		       pairs_crowded(&h, n, 2 * bench.cpus) - empty);
+		sized(out, "8a", "pair_", "pair ", memory_sizes[i], 2 * bench.cpus, UNIT_NS,
+		      pairs_crowded(&h, n, 2 * bench.cpus) - empty);
 	}
 	for (int i = 0; i < MEMORY_HELD_THREADS; i++)
 		figure(out, "8c", "bytes_held", "bytes held", memory_held_threads[i], UNIT_BYTES,

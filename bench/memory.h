@@ -9,12 +9,8 @@
 
 #include "rows.h"
 
-/*
- * Each allocator runs in processes of its own (a malloc is preloaded, as
- * its users preload it), one round of every workload a process; the
- * rounds go round the allocators in turn, so that a noisy moment of a
- * shared machine falls on all alike; its rows are folded over the rounds.
- */
+/* Each allocator in processes of its own (a malloc preloaded, as its users
+ * do), a round of every workload a process, the rounds taking turns. */
 enum memory_allocator {
 	MEMORY_GLIBC,		/* the system's malloc, nothing preloaded */
 	MEMORY_JEMALLOC,
@@ -25,11 +21,11 @@ enum memory_allocator {
 	MEMORY_ALLOCATORS
 };
 
-/* Each allocator's key and name (its rows': key.*), its column's head, the
- * shared object to preload (NULL: none; the first of a list separated by
- * ':' found), and a symbol only it defines. */
+/* Each allocator's key and name (its rows': key.*), the shared object to
+ * preload (NULL: none; the first found of a list, ':' between), and a
+ * symbol only it defines. */
 extern const struct memory_allocator_of {
-	const char *key, *name, *column, *preload, *marker;
+	const char *key, *name, *preload, *marker;
 } memory_allocators[MEMORY_ALLOCATORS];
 
 /* The seed's sizes, 8 to 4096 bytes; those whose bytes per object table
@@ -41,15 +37,10 @@ extern const size_t memory_footprint_sizes[MEMORY_FOOTPRINT_SIZES];
 #define MEMORY_HELD_THREADS 2
 extern const int memory_held_threads[MEMORY_HELD_THREADS];
 
-/*
- * Table 8 (d): the object cache where the thread has no area of glibc's,
- * each setup a process of its own (glibc's rseq off), against glibc's
- * malloc there: its own area, and each backend forced (no sequences: the
- * upper half). Table 8 (e) (#38): the pair's spread over processes, each
- * of many fresh processes per setup timing the cache's pair beside the
- * better floor sequence and glibc's pair: with glibc's area, and with the
- * library's own (glibc's rseq off).
- */
+/* Table 8 (d): the object cache where the thread has no area of glibc's
+ * (its own, a backend forced: the upper half) against glibc's malloc there;
+ * (e) (#38): the pair over fresh processes, with glibc's area and the
+ * library's own, beside the better floor sequence and glibc's pair. */
 enum memory_setup { MEMORY_OWN_AREA, MEMORY_RDPID, MEMORY_VDSO, MEMORY_SYSCALL, MEMORY_SETUPS };
 enum memory_spread { MEMORY_SPREAD_GLIBC, MEMORY_SPREAD_OWN, MEMORY_SPREADS };
 

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # SPDX-FileCopyrightText: 2026 The libfastcpu authors
-# bench/plot.sh CSV SVG: a benchmark's CSV as one SVG: fastcpu-bench's tables 1 and 4, or
-# fastcpu-memory-bench's pair by size beside each malloc and its spread over processes.
-# Without gnuplot it says so and succeeds: the plot is a convenience.
+# bench/plot.sh CSV SVG: fastcpu-bench's tables 1 and 4, or fastcpu-memory-bench's pair by
+# size beside each malloc and over processes, as one SVG. Without gnuplot it says so and
+# succeeds: the plot is a convenience.
 set -eu
 csv=$1
 svg=$2
@@ -39,7 +39,7 @@ lines() {
 	done <"$dir/$1"
 	echo "$plots"
 }
-# series FILE: key|title|x y lines as d<n>.dat, one a key, and FILE naming them.
+# series FILE: key|title|x y lines as d<n>.dat, one a key, FILE naming them.
 series() {
 	awk -F'|' -v dir="$dir" -v list="$1" '{
 		if (!($1 in n)) { n[$1] = ++k; print $1 "|" $2 > (dir "/" list) }
@@ -49,7 +49,7 @@ if grep -q '^8a,' "$csv"; then
 	# Table 8 (a), one thread pinned: each allocator's pair by size; and
 	# Table 8 (e): the pair, the better floor's and glibc's in each fresh
 	# process, best / median / worst over the processes of each setup.
-	rows 8a | awk -F'|' '$1 ~ /\.pair_[0-9]+$/ && $3 == 1 {
+	rows 8a | awk -F'|' '$1 ~ /\.pair_[0-9]+$/ && $3 == 0 {
 		split($1, k, "."); sub(/:.*/, "", $2); print k[1] "|" $2 "|" substr(k[2], 6) " " $5 }' |
 		series series.txt
 	rows 8e | awk -F'|' -v out="$dir/spread.dat" '$1 ~ /_pair_64$/ {

@@ -3,14 +3,12 @@
 /* bench/preempted.c: the per-CPU lock's holder preempted, with and without the kernel's help. */
 
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "fastcpu-bench.h"
 #include "fastcpu.h"
-#include "preempted.h"
 #include "runner.h"
 
 #define STRIDE 64
@@ -49,11 +47,7 @@ static bool enabled_here(void)
 
 static void pin_here(void)
 {
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(p.cpu, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	bench_pin(p.cpu);
 	(void)fastcpu_sched_getcpu();
 	(void)prctl(PR_RSEQ_SLICE_EXTENSION_, PR_RSEQ_SLICE_SET_, p.extend ? 1 : 0, 0, 0);
 }
@@ -129,19 +123,17 @@ static void run(bool extend, double seconds, struct rows *out)
 	pthread_join(w, NULL);
 	pthread_join(h, NULL);
 	pthread_barrier_destroy(&p.start);
-	snprintf(key, sizeof(key), "waiter_%s_extension", with);
-	snprintf(name, sizeof(name), "waiter ns per acquisition, %s the extension", with);
-	rows_add(out, "preempted-lock", key, name, 2, UNIT_NS, p.run.wait_ns, p.run.wait_ns);
-	for (int i = 0; i < 3; i++) {
-		static const char *const what[3][2] = {
-			{ "acquisitions", "acquisitions" }, { "found_taken", "found taken" },
-			{ "granted", "extensions granted" },
+	for (int i = 0; i < 4; i++) {
+		static const char *const what[4][2] = {
+			{ "waiter", "waiter ns per acquisition" }, { "acquisitions", "acquisitions" },
+			{ "found_taken", "found taken" }, { "granted", "extensions granted" },
 		};
-		const long v[3] = { p.run.acquisitions, p.run.found_taken, p.run.granted };
+		const double v[4] = { p.run.wait_ns, (double)p.run.acquisitions,
+				      (double)p.run.found_taken, (double)p.run.granted };
 
 		snprintf(key, sizeof(key), "%s_%s_extension", what[i][0], with);
 		snprintf(name, sizeof(name), "%s, %s the extension", what[i][1], with);
-		rows_add(out, "preempted-lock", key, name, 2, UNIT_COUNT, (double)v[i], (double)v[i]);
+		rows_add(out, "preempted-lock", key, name, 2, i ? UNIT_COUNT : UNIT_NS, v[i], v[i]);
 	}
 }
 
@@ -152,16 +144,14 @@ static void *probe_offered(void *offered)
 	return NULL;
 }
 
-void preempted_measure(struct rows *out)
+void preempted_measure(int arg, struct rows *out)
 {
 	double seconds = bench.quick ? 0.2 : 1.0;
 	bool offered = false;
 	pthread_t probe;
-	cpu_set_t all;
 
-	sched_getaffinity(0, sizeof(all), &all);
-	for (p.cpu = 0; p.cpu < CPU_SETSIZE && !CPU_ISSET(p.cpu, &all); p.cpu++)
-		;
+	(void)arg;
+	p.cpu = bench.first_cpu;
 	p.slots = aligned_alloc(STRIDE, (size_t)fastcpu_cid_limit() * STRIDE);
 	if (p.slots == NULL)
 		return;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* bench/report.c: the rows for machines (CSV, JSON) and the cells of their views for people. */
+/* bench/report.c: the rows for machines (CSV, JSON) and for people (views of them). */
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +8,12 @@
 #include "report.h"
 
 /* Decimals of a unit's figures. */
-static const int decimals[] = { [UNIT_NS] = 3, [UNIT_CYCLES] = 2, [UNIT_RATIO] = 3,
-				[UNIT_BYTES] = 1, [UNIT_COUNT] = 0, [UNIT_SECONDS] = 3, [UNIT_ID] = 0 };
+static const int decimals[] = { [UNIT_NS] = 3, [UNIT_RATIO] = 3, [UNIT_BYTES] = 1,
+				[UNIT_COUNT] = 0, [UNIT_SECONDS] = 3, [UNIT_ID] = 0 };
 
 /* ---- for machines ------------------------------------------------------- */
 
-/* A figure, or where there is none, empty (CSV) or null (JSON). */
+/* A figure, or where there is none, none: empty (CSV) or null (JSON). */
 static void figure(FILE *out, const char *before, double v, int places, const char *none)
 {
 	if (isnan(v))
@@ -27,44 +27,37 @@ void report_csv(const struct rows *r, FILE *out)
 {
 	fputs("table,key,case,threads,best,median,worst,processes,unit\n", out);
 	for (const struct row *x = r->at; x < r->at + r->count; x++) {
-		int places = decimals[x->unit];
-
 		fprintf(out, "%s,%s,\"%s\",%d", x->table, x->key, x->name, x->threads);
-		figure(out, ",", x->best, places, "");
-		figure(out, ",", x->median, places, "");
-		figure(out, ",", x->worst, places, "");
+		figure(out, ",", x->best, decimals[x->unit], "");
+		figure(out, ",", x->median, decimals[x->unit], "");
+		figure(out, ",", x->worst, decimals[x->unit], "");
 		fprintf(out, ",%d,%s\n", x->processes, unit_names[x->unit]);
 	}
 }
 
-void report_json(const struct report_machine *m, const struct rows *r,
-		 const struct aim *aims, int naims, FILE *out)
+void report_json(const struct report_machine *m, const struct rows *r, const struct aim *aims,
+		 int naims, FILE *out)
 {
 	fprintf(out, "{\n  \"machine\": {\"cpu\": \"%s\", \"cpus\": %d, \"kernel\": \"%s\", "
 		"\"libc\": \"%s\", \"glibc_rseq_size\": %d, \"rseq_feature_size\": %d, "
 		"\"rdpid\": %s, \"vdso_getcpu\": %s, \"backend\": \"%s\"},\n  \"rows\": [",
-		m->cpu_model, m->cpus, m->kernel, m->libc, m->glibc_rseq_size,
-		m->rseq_feature_size, m->rdpid ? "true" : "false", m->vdso_getcpu ? "true" : "false",
-		m->backend);
+		m->cpu_model, m->cpus, m->kernel, m->libc, m->glibc_rseq_size, m->rseq_feature_size,
+		m->rdpid ? "true" : "false", m->vdso_getcpu ? "true" : "false", m->backend);
 	for (const struct row *x = r->at; x < r->at + r->count; x++) {
-		int places = decimals[x->unit];
-
 		fprintf(out, "%s\n    {\"table\": \"%s\", \"key\": \"%s\", \"case\": \"%s\", "
 			"\"threads\": %d, \"unit\": \"%s\"", x == r->at ? "" : ",", x->table, x->key,
 			x->name, x->threads, unit_names[x->unit]);
-		figure(out, ", \"best\": ", x->best, places, "null");
-		figure(out, ", \"median\": ", x->median, places, "null");
-		figure(out, ", \"worst\": ", x->worst, places, "null");
-		figure(out, ", \"low\": ", x->low, places, "null");
-		figure(out, ", \"high\": ", x->high, places, "null");
+		figure(out, ", \"best\": ", x->best, decimals[x->unit], "null");
+		figure(out, ", \"median\": ", x->median, decimals[x->unit], "null");
+		figure(out, ", \"worst\": ", x->worst, decimals[x->unit], "null");
 		fprintf(out, ", \"processes\": %d}", x->processes);
 	}
 	fprintf(out, "\n  ],\n  \"aims\": [");
 	for (int i = 0; i < naims; i++) {
 		const struct row *x = rows_aim(r, &aims[i]);
 
-		fprintf(out, "%s\n    {\"table\": \"%s\", \"key\": \"%s\", \"what\": \"%s\"",
-			i ? "," : "", aims[i].table, aims[i].key, x ? x->name : aims[i].key);
+		fprintf(out, "%s\n    {\"table\": \"%s\", \"key\": \"%s\", \"what\": \"%s\"", i ? "," : "",
+			aims[i].table, aims[i].key, x ? x->name : aims[i].key);
 		figure(out, ", \"ratio\": ", row_median(x), 4, "null");
 		fprintf(out, ", \"limit\": %.2f, \"missed\": %s}", aims[i].most,
 			row_median(x) > aims[i].most ? "true" : "false");
@@ -76,80 +69,32 @@ void report_json(const struct report_machine *m, const struct rows *r,
 
 #define CELL 9		/* a cell's width */
 
-static void number(FILE *out, int width, double v)
+/* A figure in width: a number, or where x is a ratio "1.23x" (the x within
+ * width) and a verdict where most > 0; REPORT_ABSENT where NAN. */
+static void cell_of(FILE *out, int width, const struct row *x, double v, double most)
 {
-	if (isnan(v))
-		fprintf(out, " %*s", width, REPORT_ABSENT);
-	else
-		fprintf(out, " %*.2f", width, v);
-}
+	bool ratio = x != NULL && x->unit == UNIT_RATIO;
 
-/* A ratio "1.23x" (the x within width), with a verdict where most > 0. */
-static void ratio(FILE *out, int width, double v, double most)
-{
 	if (isnan(v))
 		fprintf(out, " %*s", width, REPORT_ABSENT);
 	else
-		fprintf(out, " %*.2fx", width - 1, v);
-	if (most > 0)
+		fprintf(out, ratio ? " %*.2fx" : " %*.2f", ratio ? width - 1 : width, v);
+	if (ratio && most > 0)
 		fputc(!isnan(v) && v > most ? REPORT_MISSED : ' ', out);
 }
 
-static void figure_of(FILE *out, int width, const struct row *x, double v, double most)
+static int threads_of(const struct report_machine *m, int threads)
 {
-	if (x != NULL && x->unit == UNIT_RATIO)
-		ratio(out, width, v, most);
-	else
-		number(out, width, v);
+	return threads == VIEW_CROWD ? 2 * m->cpus : threads;
 }
 
-static bool threads_are(const struct report_machine *m, int want, const struct row *x)
-{
-	return want == -1 || x->threads == (want == VIEW_CROWD ? 2 * m->cpus : want);
-}
-
-/* The part of a key before its '.' (all of it where it has none). */
+/* The length of a key's LINE, its part before '.' (all of it without); of
+ * a line's name, its rows' "NAME: " (a row's whole name without). */
 static int line_of(const char *key)
 {
-	const char *dot = strchr(key, '.');
-
-	return dot ? (int)(dot - key) : (int)strlen(key);
+	return strchr(key, '.') ? (int)(strchr(key, '.') - key) : (int)strlen(key);
 }
 
-static const struct row *cell_row(const struct rows *r, const struct view *v,
-				  const struct report_machine *m, const struct row *line,
-				  const struct view_column *c)
-{
-	for (const struct row *x = r->at; x < r->at + r->count; x++)
-		if (threads_are(m, c->threads, x) && strcmp(x->table, v->table) == 0 &&
-		    strncmp(x->key, line->key, (size_t)line_of(line->key)) == 0 &&
-		    (c->key ? x->key[line_of(line->key)] == '.' &&
-		     strcmp(x->key + line_of(line->key) + 1, c->key) == 0 :
-		     x->key[line_of(line->key)] == '\0'))
-			return x;
-	return NULL;
-}
-
-/* Whether x is the first row of its view's line, and that line has a row
- * in a column. */
-static bool first_of_line(const struct rows *r, const struct view *v,
-			  const struct report_machine *m, const struct row *x)
-{
-	bool any = false;
-
-	if (strcmp(x->table, v->table) != 0 || (v->lines && strncmp(x->key, v->lines,
-								     strlen(v->lines)) != 0))
-		return false;
-	for (const struct row *y = r->at; y < x; y++)
-		if (strcmp(y->table, v->table) == 0 && line_of(y->key) == line_of(x->key) &&
-		    strncmp(y->key, x->key, (size_t)line_of(x->key)) == 0)
-			return false;
-	for (const struct view_column *c = v->columns; c->head && !any; c++)
-		any = cell_row(r, v, m, x, c) != NULL;
-	return any;
-}
-
-/* A line's name: its rows' "NAME: ", or the row's whole name. */
 static int label_of(const struct row *x)
 {
 	const char *colon = strchr(x->key, '.') ? strstr(x->name, ": ") : NULL;
@@ -157,33 +102,38 @@ static int label_of(const struct row *x)
 	return colon ? (int)(colon - x->name) : (int)strlen(x->name);
 }
 
+static const struct row *cell_row(const struct rows *r, const struct view *v,
+				  const struct report_machine *m, const char *line,
+				  const struct view_column *c)
+{
+	return rows_get(r, v->table, threads_of(m, c->threads), "%.*s%s%s", line_of(line), line,
+			c->key ? "." : "", c->key ? c->key : "");
+}
+
 /* A cell of a grid; false where the line ends there. */
 static bool cell(FILE *out, const struct view *v, const struct row *x)
 {
 	if (v->spread) {
-		figure_of(out, 6, x, x ? x->best : NAN, 0);
-		figure_of(out, 6, x, row_median(x), 0);
-		figure_of(out, 6, x, x ? x->worst : NAN, 0);
+		cell_of(out, 6, x, x ? x->best : NAN, 0);
+		cell_of(out, 6, x, row_median(x), 0);
+		cell_of(out, 6, x, x ? x->worst : NAN, 0);
 		fputs("  ", out);
 	} else if (x != NULL && x->unit == UNIT_ID) {
-		if (isnan(x->median)) {
-			fprintf(out, " %s: %s", REPORT_ABSENT, row_what(x));
-			return false;
-		}
-		fprintf(out, " %-15s", row_what(x));
+		fprintf(out, isnan(x->median) ? " " REPORT_ABSENT ": %s" : " %-15s", row_what(x));
+		return !isnan(x->median);
 	} else {
-		figure_of(out, CELL, x, row_median(x), v->most);
+		cell_of(out, CELL, x, row_median(x), v->most);
 	}
 	return true;
 }
 
-/* A grid's columns by threads: each count of threads above 0 its rows have. */
-static void by_threads(const struct rows *r, struct view *v, struct view_column *c, int most,
-		       char (*head)[16])
+/* A grid's columns: given, or by threads (each count above 0 its rows have). */
+static int columns_of(const struct rows *r, const struct view *v, struct view_column *c,
+		      char (*head)[16])
 {
 	int n = 0;
 
-	for (const struct row *x = r->at; x < r->at + r->count && n < most; x++) {
+	for (const struct row *x = r->at; v->by_threads && x < r->at + r->count && n < 32; x++) {
 		bool seen = x->threads <= 0 || strcmp(x->table, v->table) != 0;
 
 		for (int k = 0; k < n && !seen; k++)
@@ -194,48 +144,53 @@ static void by_threads(const struct rows *r, struct view *v, struct view_column 
 			n++;
 		}
 	}
-	c[n].head = NULL;
-	v->columns = c;
+	for (const struct view_column *k = v->columns; k && k->head && n < 32; k++)
+		c[n++] = *k;
+	return n;
 }
 
 static void grid(FILE *out, const struct report_machine *m, const struct rows *r,
-		 const struct view *given)
+		 const struct view *v)
 {
 	const struct row **line = calloc((size_t)r->count + 1, sizeof(*line));
-	struct view_column columns[33];
+	struct view_column c[32];
 	char heads[32][16];
-	struct view copy = *given, *v = &copy;
-	int n = 0, width = (int)strlen(v->head);
+	int n = 0, width = (int)strlen(v->head), columns = columns_of(r, v, c, heads);
 
 	if (line == NULL)
 		abort();
-	if (v->by_threads)
-		by_threads(r, v, columns, 32, heads);
-	for (const struct row *x = r->at; x < r->at + r->count; x++)
-		if (first_of_line(r, v, m, x)) {
-			line[n++] = x;
-			width = label_of(x) > width ? label_of(x) : width;
-		}
+	for (const struct row *x = r->at; x < r->at + r->count; x++) {	/* each LINE once */
+		bool in = strcmp(x->table, v->table) == 0 &&
+			  (v->lines == NULL || strncmp(x->key, v->lines, strlen(v->lines)) == 0);
+
+		for (int k = 0; k < n && in; k++)
+			in = line_of(line[k]->key) != line_of(x->key) ||
+			     strncmp(line[k]->key, x->key, (size_t)line_of(x->key)) != 0;
+		for (int k = 0; k < columns && in; k++)
+			if (cell_row(r, v, m, x->key, &c[k])) {
+				line[n++] = x;
+				width = label_of(x) > width ? label_of(x) : width;
+				break;
+			}
+	}
 	fprintf(out, "%-*s%s", width, v->head, v->spread ? "   ran" : "");
-	for (const struct view_column *c = v->columns; c->head; c++) {
-		const struct row *x = n ? cell_row(r, v, m, line[0], c) : NULL;
+	for (int k = 0; k < columns; k++) {
+		const struct row *x = n ? cell_row(r, v, m, line[0]->key, &c[k]) : NULL;
 
 		if (v->spread)
-			fprintf(out, " %20s  ", c->head);
-		else if (x && x->unit == UNIT_ID)
-			fprintf(out, " %-15s", c->head);
+			fprintf(out, " %20s  ", c[k].head);
 		else
-			fprintf(out, " %*s%s", CELL, c->head, v->most > 0 ? " " : "");
+			fprintf(out, x && x->unit == UNIT_ID ? " %-15s%s" : " %9s%s", c[k].head,
+				x && x->unit != UNIT_ID && v->most > 0 ? " " : "");
 	}
 	for (int i = 0; i < n; i++) {
-		const struct row *first = cell_row(r, v, m, line[i], v->columns);
+		const struct row *first = cell_row(r, v, m, line[i]->key, c);
 
 		fprintf(out, "\n%-*.*s", width, label_of(line[i]), line[i]->name);
 		if (v->spread)
 			fprintf(out, " %5d", first ? first->processes : 0);
-		for (const struct view_column *c = v->columns; c->head; c++)
-			if (!cell(out, v, cell_row(r, v, m, line[i], c)))
-				break;
+		for (int k = 0; k < columns && cell(out, v, cell_row(r, v, m, line[i]->key, &c[k])); k++)
+			;
 		if (v->spread && first)
 			fprintf(out, " %d over 1.30x the median", first->over);
 	}
@@ -245,7 +200,8 @@ static void grid(FILE *out, const struct report_machine *m, const struct rows *r
 
 static bool listed(const struct report_machine *m, const struct view *v, const struct row *x)
 {
-	return strcmp(x->table, v->table) == 0 && threads_are(m, v->threads, x) &&
+	return strcmp(x->table, v->table) == 0 &&
+	       (v->threads == VIEW_ANY || x->threads == threads_of(m, v->threads)) &&
 	       (v->lines == NULL || strncmp(x->key, v->lines, strlen(v->lines)) == 0);
 }
 
@@ -259,55 +215,19 @@ static void list(FILE *out, const struct report_machine *m, const struct rows *r
 	for (const struct row *x = r->at; x < r->at + r->count; x++)
 		if (listed(m, v, x) && (int)strlen(x->name) > width)
 			width = (int)strlen(x->name);
-	fprintf(out, "%-*s %*s %*s%s%s%s\n", width, "", CELL, "best", CELL, "median",
-		m->cycles ? "  best cyc    median" : "", ref ? "  median / " : "", ref ? ref->name : "");
+	fprintf(out, "%-*s %*s %*s%s%s\n", width, "", CELL, "best", CELL, "median",
+		ref ? "  median / " : "", ref ? ref->name : "");
 	for (const struct row *x = r->at; x < r->at + r->count; x++) {
-		const struct row *cycles = rows_get(r, "cycles", x->threads, "%s.%s", v->table, x->key);
-
 		if (!listed(m, v, x))
 			continue;
 		first = first ? first : x;
 		fprintf(out, "%-*s", width, x->name);
-		figure_of(out, CELL, x, x->best, 0);
-		figure_of(out, CELL, x, x->median, 0);
-		if (cycles) {
-			number(out, CELL, cycles->best);
-			number(out, CELL, cycles->median);
-		}
+		cell_of(out, CELL, x, x->best, 0);
+		cell_of(out, CELL, x, x->median, 0);
 		if (ref && x != first)	/* the first: the loop or the work alone */
-			ratio(out, CELL, ref->median > 0 ? x->median / ref->median : NAN, 0);
+			cell_of(out, CELL, &(struct row){ .unit = UNIT_RATIO },
+				ref->median > 0 ? x->median / ref->median : NAN, 0);
 		fputc('\n', out);
-	}
-}
-
-/* Where an aim's line puts its figure: past the longest "what". */
-#define AIM_WHAT_WIDTH 58
-
-void report_aim_text(FILE *out, const char *what, const char *measured, const char *aim)
-{
-	fprintf(out, "  %-*s%s aim <= %s\n", AIM_WHAT_WIDTH, what, measured, aim);
-}
-
-static void aims_block(FILE *out, const struct rows *r, const struct aim *aims, int naims)
-{
-	fprintf(out, "\nThe aims, measured here: ratio of medians (\"%c\" where missed), its spread\n"
-		"(the runs' quartiles in one process; best to worst over processes), ratio of\n"
-		"bests, and the aim\n", REPORT_MISSED);
-	for (int i = 0; i < naims; i++) {
-		const struct row *x = rows_aim(r, &aims[i]);
-		char spread[32] = "(no spread)", best[16] = "best   n/a";
-
-		if (x && !isnan(x->low))
-			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->low, x->high);
-		else if (x && x->processes > 1)
-			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->best, x->worst);
-		if (x && !isnan(x->best) && x->processes == 1)
-			snprintf(best, sizeof(best), "best %4.2fx", x->best);
-		fprintf(out, "  %-*s", AIM_WHAT_WIDTH, x ? x->name : aims[i].key);
-		ratio(out, 6, row_median(x), aims[i].most);
-		if (x)
-			fprintf(out, " %-12s  %s ", spread, best);
-		fprintf(out, " aim <= %.2fx\n", aims[i].most);
 	}
 }
 
@@ -322,9 +242,9 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		m->rseq_feature_size > 0 ? "yes" : "yes (feature size not advertised: Linux < 6.3)",
 		m->rdpid ? "yes" : "no", m->vdso_getcpu ? "yes" : "no", m->backend);
 	fprintf(out, "%d runs of %lu operations a case, interleaved, on CPU %d: best and median, the "
-		"empty loop subtracted%s; %d rounds, %d processes a setup%s\n", m->runs, m->iters,
-		m->pinned, m->cycles ? "" : "; cycles: not exposed on this machine", m->rounds,
-		m->processes, m->processes < 20 ? " (fewer than 20: a short run)" : "");
+		"empty loop subtracted; %d rounds; %d processes a setup%s\n", m->runs, m->iters,
+		m->pinned, m->rounds, m->processes,
+		m->processes < 20 ? " (fewer than 20: a short run)" : "");
 	for (const struct view *v = views; v < views + nviews; v++) {
 		fprintf(out, "\n%s\n", v->title);
 		if (v->columns || v->by_threads)
@@ -332,5 +252,23 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		else
 			list(out, m, r, v);
 	}
-	aims_block(out, r, aims, naims);
+	fprintf(out, "\nThe aims, measured here: ratio of medians (\"%c\" where missed), its spread\n"
+		"(the runs' quartiles in one process; best to worst over processes), ratio of\n"
+		"bests, and the aim\n", REPORT_MISSED);
+	for (int i = 0; i < naims; i++) {
+		const struct row *x = rows_aim(r, &aims[i]);
+		char spread[32] = "(no spread)", best[16] = "best   n/a";
+
+		if (x && !isnan(x->low))
+			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->low, x->high);
+		else if (x && x->processes > 1)
+			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->best, x->worst);
+		if (x && !isnan(x->best) && x->processes == 1)
+			snprintf(best, sizeof(best), "best %4.2fx", x->best);
+		fprintf(out, "  %-*s", REPORT_AIM_WIDTH, x ? x->name : aims[i].key);
+		cell_of(out, 6, &(struct row){ .unit = UNIT_RATIO }, row_median(x), aims[i].most);
+		if (x)
+			fprintf(out, " %-12s  %s ", spread, best);
+		fprintf(out, " aim <= %.2fx\n", aims[i].most);
+	}
 }

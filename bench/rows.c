@@ -9,7 +9,7 @@
 
 #include "rows.h"
 
-const char *const unit_names[] = { "ns", "cycles", "ratio", "bytes", "count", "s", "id" };
+const char *const unit_names[] = { "ns", "ratio", "bytes", "count", "s", "id" };
 
 /* The rows never move: a row found stays where it is while more are added. */
 struct row *rows_append(struct rows *r, const struct row *x)
@@ -82,20 +82,6 @@ struct row *rows_ratio(struct rows *out, const char *table, const char *key, con
 		t->low = (a->low + e) / (b->high + e);
 		t->high = (a->high + e) / (b->low + e);
 	}
-	return t;
-}
-
-struct row *rows_copy(struct rows *out, const struct row *x, const char *table, const char *key,
-		      const char *name)
-{
-	struct row *t;
-
-	if (x == NULL)
-		return NULL;
-	t = rows_append(out, x);
-	snprintf(t->table, sizeof(t->table), "%s", table);
-	snprintf(t->key, sizeof(t->key), "%s", key);
-	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
 }
 
@@ -188,10 +174,17 @@ void rows_aims(struct rows *r, const struct aim *aims, int n)
 		if (x->a == NULL || rows_aim(r, x) != NULL)
 			continue;
 		a = rows_get(r, x->table, -1, "%s", x->a);
-		b = rows_get(r, x->table, -1, "%s", x->b);
-		if (a != NULL && b != NULL)
+		b = x->b ? rows_get(r, x->table, -1, "%s", x->b) : NULL;
+		if (a != NULL && x->b == NULL && a->processes > 1) {	/* the worst / the median */
+			struct row *t = rows_add(r, "aims", x->key, x->name, 0, UNIT_RATIO,
+						 a->worst / a->median, a->worst / a->median);
+
+			t->worst = t->median;
+			t->processes = a->processes;
+		} else if (a != NULL && b != NULL) {
 			rows_ratio(r, "aims", x->key, x->name, a, b,
 				   x->plus ? rows_get(r, x->table, -1, "%s", x->plus) : NULL);
+		}
 	}
 }
 

@@ -47,40 +47,33 @@ bool bench_have_rdpid(void)
 
 static void describe(struct report_machine *m)
 {
-	struct utsname u;
 	const unsigned int *rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	int backend = fastcpu_backend_id() & ~FASTCPU_BACKEND_CACHED;
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[256];
-	int backend = fastcpu_backend_id() & ~FASTCPU_BACKEND_CACHED;
+	struct utsname u;
 
-	snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown CPU");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) == 0 && colon) {
-			snprintf(m->cpu_model, sizeof(m->cpu_model), "%.127s", colon + 2);
-			m->cpu_model[strcspn(m->cpu_model, "\n")] = '\0';
+	*m = (struct report_machine){
+		.glibc_rseq_size = rseq_size ? (int)*rseq_size : -1,
+		.rseq_feature_size = (int)getauxval(27),	/* AT_RSEQ_FEATURE_SIZE */
+		.rseq = backend >= FASTCPU_BACKEND_RSEQ_GLIBC && backend <= FASTCPU_BACKEND_RSEQ_OWN,
+		.rdpid = bench_have_rdpid(), .vdso_getcpu = bench_vdso_getcpu() != NULL,
+		.cpus = bench.cpus, .pinned = bench.first_cpu, .runs = bench.cfg.runs,
+		.rounds = bench.rounds, .processes = bench.processes, .iters = bench.cfg.iters,
+		.cpu_model = "unknown CPU",
+	};
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+			snprintf(m->cpu_model, sizeof(m->cpu_model), "%.*s",
+				 (int)strcspn(strchr(line, ':') + 2, "\n"), strchr(line, ':') + 2);
 			break;
 		}
-	}
 	if (f)
 		fclose(f);
 	uname(&u);
 	snprintf(m->kernel, sizeof(m->kernel), "%.64s %.64s", u.sysname, u.release);
 	snprintf(m->libc, sizeof(m->libc), "glibc %s", gnu_get_libc_version());
 	snprintf(m->backend, sizeof(m->backend), "%.31s", fastcpu_backend());
-	m->glibc_rseq_size = rseq_size ? (int)*rseq_size : -1;
-	m->rseq_feature_size = (int)getauxval(27);	/* AT_RSEQ_FEATURE_SIZE */
-	m->rseq = backend >= FASTCPU_BACKEND_RSEQ_GLIBC && backend <= FASTCPU_BACKEND_RSEQ_OWN;
-	m->rdpid = bench_have_rdpid();
-	m->vdso_getcpu = bench_vdso_getcpu() != NULL;
-	m->cycles = bench_have_cycles();
-	m->cpus = bench.cpus;
-	m->pinned = bench.first_cpu;
-	m->runs = bench.cfg.runs;
-	m->iters = bench.cfg.iters;
-	m->rounds = bench.rounds;
-	m->processes = bench.processes;
 }
 
 bool bench_pin(int cpu)
@@ -136,10 +129,8 @@ static void job_if_asked(const struct bench_program *p)
 		if (strcmp(p->workloads[i].name, name) == 0) {
 			p->workloads[i].run(arg, &out);
 			rows_aims(&out, p->aims, p->naims);
-			for (int k = 0; k < out.count; k++)
-				if (write(fd, &out.at[k], sizeof(out.at[k])) != (ssize_t)sizeof(out.at[k]))
-					_exit(1);
-			_exit(0);
+			_exit(write(fd, out.at, (size_t)out.count * sizeof(*out.at)) ==
+			      (ssize_t)((size_t)out.count * sizeof(*out.at)) ? 0 : 1);
 		}
 	_exit(2);
 }
@@ -226,7 +217,9 @@ static int options(int argc, char **argv, const struct bench_program *p, enum fo
 		else if (strcmp(argv[i], "--processes") == 0 && more)
 			bench.processes = atoi(argv[++i]);
 		else {
-			fputs(p->usage, strcmp(argv[i], "--help") == 0 ? stdout : stderr);
+			fprintf(strcmp(argv[i], "--help") == 0 ? stdout : stderr, "usage: %s [--quick] "
+				"[--json | --csv] [--csv-file FILE] [--runs N] [--rounds N]\n"
+				"       [--processes N]\n%s", p->name, p->usage);
 			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
 		}
 	}
@@ -261,11 +254,11 @@ int bench_main(int argc, char **argv, const struct bench_program *p)
 	status = p->measure(&rows);
 	rows_aims(&rows, p->aims, p->naims);
 	describe(&machine);
+	if (csv_file != NULL && (f = fopen(csv_file, "w")) == NULL) {
+		perror(csv_file);
+		return 1;
+	}
 	if (csv_file != NULL) {
-		if ((f = fopen(csv_file, "w")) == NULL) {
-			perror(csv_file);
-			return 1;
-		}
 		report_csv(&rows, f);
 		fclose(f);
 	}

@@ -24,34 +24,31 @@ struct bench_settings {
 };
 extern struct bench_settings bench;
 
-/* A workload: what one process measures, as rows; arg says which of its
- * kind (a setup, an allocator). */
+/* A workload: what one process measures, as rows; arg: which of its kind. */
 struct bench_workload {
 	const char *name;
 	void (*run)(int arg, struct rows *out);
 };
 
 /* A workload to run in fresh processes of this program; prepare (NULL:
- * none) makes its environment, in the new process before it starts. */
+ * none) makes its environment in each before it starts. */
 struct bench_job {
 	const char *workload;
 	int arg;
 	void (*prepare)(int arg);
 };
 
-/*
- * Runs each of the n jobs in processes fresh processes, the jobs taking
- * turns (which goes first rotating), so that a noisy moment falls on all
- * alike; each job's rows are folded over the processes that gave rows
- * (rows_fold()) into out, job after job. A process gives its rows when its
- * workload returns; one that fails gives none.
- */
+/* Runs each of the n jobs in processes fresh processes, the jobs taking
+ * turns (which first rotating: a noisy moment falls on all alike); folds
+ * each job's rows over its processes that gave rows into out (one that
+ * fails gives none). */
 void bench_run_jobs(const struct bench_job *jobs, int n, int processes, struct rows *out);
 
-/* A benchmark program: its workloads (by name, for its fresh processes),
- * what it measures, in order (init first, in every process; measure
- * returns the exit status), its tables for people and its aims (text: NULL,
- * or what its report says after them). */
+/* A benchmark program: what its --help says after the options, its
+ * workloads (by name, for its fresh processes), what it measures, in order
+ * (init first, in every process; measure returns the exit status), its
+ * tables for people and its aims (text: NULL, or what its report says
+ * after them). */
 struct bench_program {
 	const char *name, *usage;
 	int quick_rounds;
@@ -66,15 +63,14 @@ struct bench_program {
 	void (*text)(const struct rows *r, FILE *out);
 };
 
-/* The program's main: its options, its process (or a fresh one's
- * workload), its report: text, or --json or --csv; --csv-file too. */
+/* The program's main: options, a fresh process's workload or the run, the
+ * report: text, --json or --csv; --csv-file too. */
 int bench_main(int argc, char **argv, const struct bench_program *p);
 
 /* Pins the calling thread to cpu (-1: back to all it was given). */
 bool bench_pin(int cpu);
 
-/* GLIBC_TUNABLES with glibc's rseq registration off, the others kept: the
- * environment of a process measured without glibc's area. */
+/* GLIBC_TUNABLES with glibc's rseq registration off, the others kept. */
 void bench_glibc_rseq_off(void);
 
 /* What the machine offers: the vDSO's getcpu (NULL: none), RDPID. */

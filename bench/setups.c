@@ -7,9 +7,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <sched.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -17,33 +15,31 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "alloc-pairs.h"
-#include "cases.h"
-#include "counters.h"
+#include "fastcpu-bench.h"
 #include "fastcpu.h"
-#include "latency.h"
 #include "runner.h"
-#include "setups.h"
 
 /*
  * A slow path hides where no table looks: a thread an owner never
- * registered once paid 6x glibc for a whole release. So each state a
- * thread can be in when it asks is a row, made for real in a new process
- * of this program (the library reads its settings and looks for other
- * rseq owners at load): an owner of the areas is a stand-in of the
- * convention it follows (rseq-owner.c, preloaded), a thread refused rseq
- * is refused by a seccomp filter, a vfork child is one. The row measures,
- * in the thread of its state, libfastcpu's answers against glibc's there
- * (plain), where nothing waits on them and where a locked add on the
- * answer's shard does, the per-CPU add against an atomic add on the shard
- * fastcpu_current_cpu() names, and the object cache's pair against
- * malloc's.
- *
- * A forced backend serves threads without rseq: its rows turn glibc's
- * registration off too, so that glibc answers them as it answers a thread
- * without rseq (the vDSO); and the forced system call's plain is the
- * system call, which is what glibc has where the kernel has no vDSO getcpu.
+ * registered once paid 6x glibc for a whole release. So each state a thread
+ * can be in when it asks is a row, made for real in a new process of this
+ * program (the library reads its settings and other rseq owners at load):
+ * an owner is a stand-in of its convention (rseq-owner.c, preloaded), a
+ * refused thread is refused by a seccomp filter, a vfork child is one. In
+ * that thread it measures libfastcpu's answers against glibc's (plain),
+ * alone and followed by a locked add on the answer's shard, the per-CPU
+ * add against an atomic add on the shard fastcpu_current_cpu() names, and
+ * the object cache's pair against malloc's. A forced backend serves
+ * threads without rseq: its rows turn glibc's registration off too (glibc
+ * answers them through the vDSO), and the forced system call's plain is
+ * the system call, glibc's way where the kernel has no vDSO getcpu.
  */
+
+/* The first two rows: glibc registered its area, or it did not and the
+ * library registers its own; the run's own setup is one of them, the
+ * other cannot run in it. */
+enum { SETUP_GLIBC, SETUP_OWN };
+
 enum thread_state {
 	MAIN_THREAD,		/* the process's own, as it is */
 	OWNER_REGISTERS,	/* the owner stand-in registers it first */
@@ -54,23 +50,20 @@ enum thread_state {
 	VFORK_CHILD_FRESH,	/* a vfork child; the parent never asked */
 };
 
-/* What a row needs of the run it is in (its rseq setup). */
-enum needs { ANY_RUN, GLIBC_REGISTERS, GLIBC_DOES_NOT };
-
 static const struct setup {
 	const char *key, *name;
 	const char *owner;	/* the stand-in preloaded: librseq-owner<owner>.so */
 	const char *backend, *cache;	/* FASTCPU_BACKEND, FASTCPU_CACHE */
 	int backend_id;			/* the backend's fastcpu_backend_id(); 0: none forced */
 	enum thread_state thread;
-	enum needs needs;
-} setups[SETUP_COUNT] = {
-#define PLAIN(key, name, thread, needs) { key, name, NULL, NULL, NULL, 0, thread, needs }
-#define OWNER(key, name, owner, thread) { key, name, owner, NULL, NULL, 0, thread, ANY_RUN }
-#define FORCED(b, id) { "forced_" b, "forced " b, NULL, b, "off", id, MAIN_THREAD, ANY_RUN }, \
-	{ "forced_" b "_cache", "forced " b ", cache on", NULL, b, "on", id, MAIN_THREAD, ANY_RUN }
-	PLAIN("glibc_area", "glibc's area", MAIN_THREAD, GLIBC_REGISTERS),
-	PLAIN("own_area", "the library's own area", MAIN_THREAD, GLIBC_DOES_NOT),
+} setups[] = {
+#define PLAIN(key, name, thread) { key, name, NULL, NULL, NULL, 0, thread }
+#define OWNER(key, name, owner, thread) { key, name, owner, NULL, NULL, 0, thread }
+/* Each backend forced, its answer cache off, then on. */
+#define FORCED(b, id) { "forced_" b, "forced " b, NULL, b, "off", id, MAIN_THREAD }, \
+	{ "forced_" b "_cache", "forced " b ", cache on", NULL, b, "on", id, MAIN_THREAD }
+	PLAIN("glibc_area", "glibc's area", MAIN_THREAD),
+	PLAIN("own_area", "the library's own area", MAIN_THREAD),
 	OWNER("librseq_owner_registered", "librseq-shaped owner, registered", "-published",
 	      OWNER_REGISTERS),
 	OWNER("librseq_owner_unregistered", "librseq-shaped owner, never registered", "-published",
@@ -80,30 +73,46 @@ static const struct setup {
 	OWNER("exported_rseq_abi_unregistered", "exported __rseq_abi, never registered", "",
 	      MAIN_THREAD),
 	OWNER("other_signature_owner", "owner of another signature", "-other", OWNER_REGISTERS),
-	PLAIN("seccomp_refused", "rseq refused by seccomp (sandbox)", REFUSED_PROCESS, ANY_RUN),
+	PLAIN("seccomp_refused", "rseq refused by seccomp (sandbox)", REFUSED_PROCESS),
 	FORCED("rdpid", FASTCPU_BACKEND_RDPID),
 	FORCED("vdso", FASTCPU_BACKEND_VDSO),
 	FORCED("syscall", FASTCPU_BACKEND_SYSCALL),
-	PLAIN("vfork_child", "vfork child", VFORK_CHILD, ANY_RUN),
-	PLAIN("vfork_child_fresh", "vfork child, parent never asked", VFORK_CHILD_FRESH, ANY_RUN),
+	PLAIN("vfork_child", "vfork child", VFORK_CHILD),
+	PLAIN("vfork_child_fresh", "vfork child, parent never asked", VFORK_CHILD_FRESH),
 };
-
-const char *setup_name(enum setup_id id)
-{
-	return setups[id].name;
-}
-
-const char *setup_key(enum setup_id id)
-{
-	return setups[id].key;
-}
-
-int setup_backend_id(enum setup_id id)
-{
-	return setups[id].backend_id;
-}
+#define SETUPS (int)(sizeof(setups) / sizeof(setups[0]))
 
 /* ---- in the setup's process --------------------------------------------- */
+
+/* The object cache column, 64 bytes (its aims' size): a per-CPU allocator
+ * must not lose to the per-thread one every program has, in any setup. */
+static struct fastcpu_objcache *cache;
+
+static unsigned long objcache_pairs(unsigned long n)
+{
+	struct fastcpu_objcache *c = cache;
+
+	for (unsigned long i = 0; i < n; i += 4)
+		FOUR({
+			void *p = fastcpu_objcache_alloc(c);
+
+			KEEP(p);
+			fastcpu_objcache_free(c, p);
+		});
+	return n;
+}
+
+static unsigned long malloc_pairs(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i += 4)
+		FOUR({
+			void *p = malloc(64);
+
+			KEEP(p);
+			free(p);
+		});
+	return n;
+}
 
 /* Said by a setup's process made before it starts: the sandbox failed. */
 #define NO_SECCOMP "FASTCPU_BENCH_NO_SECCOMP"
@@ -125,14 +134,7 @@ static void served(struct rows *out, const char *why, double id)
 	rows_add(out, "setup", "served", why, 0, UNIT_ID, id, id);
 }
 
-/* Where glibc has nothing but the system call (the forced syscall rows: a
- * kernel without a vDSO getcpu), plain is that. */
-static bool plain_is_syscall(enum setup_id id)
-{
-	return setups[id].backend != NULL && strcmp(setups[id].backend, "syscall") == 0;
-}
-
-/* The locked add's rows (w, latency.c's keys) under the setup's keys. */
+/* The locked add's rows (w, Table 7's keys) under the setup's keys. */
 static void waited(struct rows *out, const struct rows *w, bool syscall_plain, bool getcpu)
 {
 	const struct { const char *from, *key, *name; } rows[] = {
@@ -146,14 +148,20 @@ static void waited(struct rows *out, const struct rows *w, bool syscall_plain, b
 		  "plain getcpu(&c, &n) + locked add" },
 	};
 
-	for (int i = 0; i < (getcpu ? 5 : 3); i++)
-		rows_copy(out, rows_get(w, "w", 0, "%s", rows[i].from), "setup", rows[i].key,
-			  rows[i].name);
+	for (int i = 0; i < (getcpu ? 5 : 3); i++) {
+		const struct row *x = rows_get(w, "w", 0, "%s", rows[i].from);
+		struct row *t;
+
+		if (x == NULL)
+			continue;
+		t = rows_add(out, "setup", rows[i].key, rows[i].name, 0, UNIT_NS, x->best, x->median);
+		t->low = x->low;
+		t->high = x->high;
+	}
 }
 
-/* The cells: libfastcpu / glibc (plain) there, each a ratio of medians;
- * the call and the locked add that waits on it whole, as the program pays
- * them. */
+/* The cells: libfastcpu / glibc (plain), ratios of medians; a call and the
+ * locked add that waits on it whole, as a program pays them. */
 static void cells(struct rows *out)
 {
 	static const char *const of[][5] = {	/* key, name, a, b, plus */
@@ -174,9 +182,12 @@ static void cells(struct rows *out)
 }
 
 /* Everything the setup measures, in the calling thread. */
-static void measure_row(enum setup_id id, bool counters, struct rows *out)
+static void measure_row(int id, bool counters, struct rows *out)
 {
-	bool syscall_plain = plain_is_syscall(id), getcpu = syscall_plain || way_here(WAY_GLIBC_GETCPU);
+	/* Where glibc has nothing but the system call (the forced syscall rows:
+	 * a kernel without a vDSO getcpu), plain is that. */
+	bool syscall_plain = setups[id].backend_id == FASTCPU_BACKEND_SYSCALL;
+	bool getcpu = syscall_plain || glibc_getcpu_p != NULL;
 	struct bench_case set[12] = {
 		{ "empty_loop", "empty loop", loop_empty },
 		{ "sched_getcpu", "libfastcpu sched_getcpu()", loop_fastcpu_sched_getcpu },
@@ -193,27 +204,24 @@ static void measure_row(enum setup_id id, bool counters, struct rows *out)
 		set[n++] = (struct bench_case){ "plain_getcpu", "plain getcpu(&c, &n)",
 						syscall_plain ? loop_syscall_getcpu : loop_glibc_getcpu };
 	}
-	counters = counters && alloc_pairs_init();
+	counters = counters && (cache != NULL || (cache = fastcpu_objcache_new(64, 0)) != NULL);
 	if (counters) {
 		counters_init();
 		set[n++] = (struct bench_case){ "counter_add", "fastcpu_counter_add()",
 						counter_measure_loops[COUNTER_PERCPU_RSEQ] };
 		set[n++] = (struct bench_case){ "own_shard_atomic", "atomic add on own shard",
 						counter_measure_loops[COUNTER_PERCPU_FASTCPU] };
-		set[n++] = (struct bench_case){ "objcache_pair", "objcache alloc+free", alloc_pair_objcache };
-		set[n++] = (struct bench_case){ "malloc_pair", "malloc+free", alloc_pair_malloc };
+		set[n++] = (struct bench_case){ "objcache_pair", "objcache alloc+free", objcache_pairs };
+		set[n++] = (struct bench_case){ "malloc_pair", "malloc+free", malloc_pairs };
 	}
 	served(out, fastcpu_backend(), fastcpu_backend_id());
 	bench_measure(set, n, &bench.cfg, out, "setup");
 	latency_measure_waited(&w, "w");
 	waited(out, &w, syscall_plain, getcpu);
 	rows_free(&w);
-	if (forced != 0 && counters) {
+	if (forced != 0 && counters)	/* seed 000's MISS (its HIT: sched_getcpu, cache on) */
 		bench_measure_once(rows_add(out, "setup", "miss", "MISS", 0, UNIT_NS, 0, 0), force_miss,
-				   once_fastcpu_sched_getcpu, bench.cfg.runs);
-		bench_measure_once(rows_add(out, "setup", "hit", "HIT", 0, UNIT_NS, 0, 0),
-				   once_fastcpu_sched_getcpu, once_fastcpu_sched_getcpu, bench.cfg.runs);
-	}
+				   once_fastcpu_sched_getcpu, bench.cfg.runs, false);
 	cells(out);
 	if (forced != 0 && fastcpu_backend_id() == forced)	/* where it bound what it forced */
 		rows_ratio(out, "aims", "counter_to_shard", "counter add / atomic add on own shard",
@@ -221,8 +229,8 @@ static void measure_row(enum setup_id id, bool counters, struct rows *out)
 			   rows_get(out, "setup", 0, "own_shard_atomic"), NULL);
 }
 
-/* The kernel refuses rseq to this thread and the threads it makes from
- * now on (EPERM, as a sandbox says it); false where it cannot. */
+/* The kernel refuses rseq to this thread and those it makes from now on
+ * (EPERM, as a sandbox says it); false where it cannot. */
 static bool refuse_rseq(void)
 {
 	struct sock_filter code[] = {
@@ -247,7 +255,7 @@ static bool owner_registers(void)
 
 /* A vfork child measures in its parent's memory (the parent waits): no
  * per-CPU operation, which a vfork child must not use. */
-static void measure_in_vfork_child(enum setup_id id, struct rows *out)
+static void measure_in_vfork_child(int id, struct rows *out)
 {
 	int before = out->count;
 	pid_t pid = vfork();
@@ -297,20 +305,13 @@ void setups_workload(int id, struct rows *out)
  * (libtool puts both in .libs), else where the build made them. */
 static bool owner_path(const char *owner, char *path, size_t size)
 {
-	char self[2048];
+	char self[2048] = "";
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
 
-	if (len > 0) {
-		self[len] = '\0';
-		slash = strrchr(self, '/');
-		if (slash != NULL) {
-			*slash = '\0';
-			snprintf(path, size, "%s/librseq-owner%s.so", self, owner);
-			if (access(path, R_OK) == 0)
-				return true;
-		}
-	}
+	snprintf(path, size, "%.*s/librseq-owner%s.so",
+		 len > 0 && strrchr(self, '/') ? (int)(strrchr(self, '/') - self) : 0, self, owner);
+	if (len > 0 && access(path, R_OK) == 0)
+		return true;
 	snprintf(path, size, "%s/librseq-owner%s.so", FASTCPU_BENCH_OWNER_DIR, owner);
 	return access(path, R_OK) == 0;
 }
@@ -330,17 +331,17 @@ static bool owner_path(const char *owner, char *path, size_t size)
 
 /* Why setup id cannot run in this run's process setup, where the run's own
  * (the probe) was served by backend, or NULL. */
-static const char *cannot_run(enum setup_id id, double backend)
+static const char *cannot_run(int id, double backend)
 {
 	char path[4096];
 	bool glibc = backend == FASTCPU_BACKEND_RSEQ_GLIBC;
 	bool rseq = backend >= FASTCPU_BACKEND_RSEQ_GLIBC && backend <= FASTCPU_BACKEND_RSEQ_OWN;
 
-	if (setups[id].needs == GLIBC_REGISTERS && !glibc)
+	if (id == SETUP_GLIBC && !glibc)
 		return "glibc does not register here";
-	if (setups[id].needs == GLIBC_DOES_NOT && glibc)
+	if (id == SETUP_OWN && glibc)
 		return "glibc registers here";
-	if (setups[id].needs != ANY_RUN && !rseq)
+	if (id == SETUP_OWN && !rseq)
 		return "no rseq here";
 	if (setups[id].owner != NULL && SANITIZED)
 		return "not preloaded ahead of ASan";
@@ -349,9 +350,8 @@ static const char *cannot_run(enum setup_id id, double backend)
 	return NULL;
 }
 
-/* The setup's process: this program again, with the setup's settings. Its
- * stderr goes to /dev/null: a forced backend the machine lacks says so
- * there, and the row shows what bound. */
+/* The setup's process: this program with the setup's settings, its stderr
+ * /dev/null (a forced backend the machine lacks says so; the row shows). */
 static void prepare(int id)
 {
 	const struct setup *s = &setups[id];
@@ -388,9 +388,16 @@ static void highest_cell(struct rows *out)
 	rows_add(out, "aims", "setup_highest_cell", name, 0, UNIT_RATIO, NAN, row_median(worst));
 }
 
+/* Setup id's row key.served, that says why it did not run. */
+static void not_run(struct rows *out, int id, const char *why)
+{
+	served(out, why, NAN);
+	rows_prefix(out, out->count - 1, setups[id].key, setups[id].name);
+}
+
 void setups_measure(struct rows *out)
 {
-	struct bench_job jobs[SETUP_COUNT], probe = { "setup", SETUP_GLIBC, prepare };
+	struct bench_job jobs[SETUPS], probe = { "setup", SETUP_GLIBC, prepare };
 	struct rows own = { 0 };
 	const struct row *how;
 	int n = 0;
@@ -398,12 +405,11 @@ void setups_measure(struct rows *out)
 	/* The run's own setup, as the main-thread rows find it. */
 	bench_run_jobs(&probe, 1, 1, &own);
 	how = rows_get(&own, "setup", 0, "served");
-	for (int id = 0; id < SETUP_COUNT; id++) {
+	for (int id = 0; id < SETUPS; id++) {
 		const char *why = cannot_run(id, row_median(how));
 
 		if (why != NULL) {
-			served(out, why, NAN);
-			rows_prefix(out, out->count - 1, setups[id].key, setups[id].name);
+			not_run(out, id, why);
 		} else if (id == SETUP_GLIBC || id == SETUP_OWN) {
 			rows_prefix(&own, 0, setups[id].key, setups[id].name);
 			for (int k = 0; k < own.count; k++)
@@ -415,9 +421,7 @@ void setups_measure(struct rows *out)
 	rows_free(&own);
 	bench_run_jobs(jobs, n, 1, out);
 	for (int k = 0; k < n; k++)
-		if (rows_get(out, "setup", 0, "%s.served", setups[jobs[k].arg].key) == NULL) {
-			served(out, "its process failed", NAN);
-			rows_prefix(out, out->count - 1, setups[jobs[k].arg].key, setups[jobs[k].arg].name);
-		}
+		if (rows_get(out, "setup", 0, "%s.served", setups[jobs[k].arg].key) == NULL)
+			not_run(out, jobs[k].arg, "its process failed");
 	highest_cell(out);
 }
