@@ -352,35 +352,23 @@ void cases_reading(struct rows *out)
 	bench_measure(cases, WAYS, &bench.cfg, out, "reading");
 }
 
-/* The ways of asking this machine has (all), or those a setup's process
- * times; each case at its way, as Table 1's (asking nothing: the work). */
-static void measure(struct rows *out, bool all, const char *add_table)
+void latency_measure(struct rows *out, const char *waited)
 {
 	struct bench_case add[WAYS] = { { 0 } }, chained[WAYS] = { { 0 } };
 
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
-	for (int w = 0; w < WAYS; w++) {
+	for (int w = 0; w < WAYS; w++) {	/* each at its way, as Table 1's */
 		const char *key = w ? ways[w].key : "work_alone";
 		const char *name = w ? ways[w].name : "the work alone (not subtracted)";
 
-		if (ways[w].add == NULL || !way_here((enum way)w) || !(all || ways[w].setups))
+		if (ways[w].add == NULL || !way_here((enum way)w) || !(!waited || ways[w].setups))
 			continue;
 		add[w] = (struct bench_case){ key, name, ways[w].add };
 		chained[w] = (struct bench_case){ key, name, ways[w].chain };
 	}
-	bench_measure(add, WAYS, &bench.cfg, out, add_table);
-	if (all)
+	bench_measure(add, WAYS, &bench.cfg, out, waited ? waited : "latency-locked-add");
+	if (!waited)
 		bench_measure(chained, WAYS, &bench.cfg, out, "latency-chained-load");
-}
-
-void latency_measure(struct rows *out)
-{
-	measure(out, true, "latency-locked-add");
-}
-
-void latency_measure_waited(struct rows *out, const char *table)
-{
-	measure(out, false, table);
 }
 
 /* ---- Table 5: the reads of <fastcpu.h> in a hot loop, against the floor - */

@@ -26,7 +26,7 @@ static void reading(int unused, struct rows *out)
 	(void)unused;
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
 	cases_reading(out);
-	latency_measure(out);
+	latency_measure(out, NULL);
 	loops_measure(out);
 	bench_measure_once(rows_add(out, "first-call", "fastcpu_sched_getcpu",
 				    "first call in a new thread: libfastcpu", 0, UNIT_NS, 0, 0), NULL,

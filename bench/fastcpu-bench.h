@@ -23,10 +23,9 @@ void cases_reading(struct rows *out);
 /* Table 7: each way again, keyed as Table 1's (work_alone: the work alone),
  * ns beyond the work: a locked add on the answer's shard follows (rows of
  * "latency-locked-add"), the answer indexes a load the next adds ("latency-
- * chained-load"). Waited: the locked add of glibc's and the library's calls
- * and the system call only, rows of table (a setup's process). */
-void latency_measure(struct rows *out);
-void latency_measure_waited(struct rows *out, const char *table);
+ * chained-load"); or (waited not NULL: a setup's process) the locked add of
+ * glibc's and the library's calls and the system call only, rows of waited. */
+void latency_measure(struct rows *out, const char *waited);
 
 /* Table 5, rows of "loop": the inline reads in a loop, with librseq-style
  * reference rows where the thread reads an rseq area: its cpu_id where

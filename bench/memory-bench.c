@@ -54,8 +54,8 @@ static bool find_library(int a)
 }
 
 /* The environments of the processes: an allocator's, its malloc preloaded;
- * Table 8 (d)'s, glibc's registration off and the setup's backend forced;
- * 8 (e)'s, glibc's registration off for the library's own area. */
+ * a setup's, glibc's registration off (but for 8 (e)'s glibc's area) and
+ * its backend forced. */
 static void allocator_env(int a)
 {
 	if (preloads[a][0] != '\0')
@@ -64,15 +64,10 @@ static void allocator_env(int a)
 
 static void setup_env(int k)
 {
-	bench_glibc_rseq_off();
+	if (k != MEMORY_SPREAD)
+		bench_glibc_rseq_off();
 	if (memory_setups[k].backend != NULL)
 		setenv("FASTCPU_BACKEND", memory_setups[k].backend, 1);
-}
-
-static void spread_env(int k)
-{
-	if (k == MEMORY_SPREAD_OWN)
-		bench_glibc_rseq_off();
 }
 
 static const struct row *get(const struct rows *r, const char *table, int threads, const char *a,
@@ -86,7 +81,7 @@ static void across_processes(struct rows *out)
 {
 	const struct row *worst = NULL;
 
-	for (int k = MEMORY_RDPID; k < MEMORY_SETUPS; k++) {
+	for (int k = MEMORY_RDPID; k < MEMORY_SPREAD; k++) {
 		const struct row *x = get(out, "8d", 0, memory_setups[k].key, "pair_to_glibc");
 
 		if (x && (worst == NULL || x->median > worst->median))
@@ -99,7 +94,7 @@ static void across_processes(struct rows *out)
 
 static int measure(struct rows *out)
 {
-	struct bench_job jobs[MEMORY_ALLOCATORS];
+	struct bench_job jobs[MEMORY_ALLOCATORS + MEMORY_SETUPS];
 	int n = 0;
 
 	for (int a = 0; a < MEMORY_ALLOCATORS; a++)
@@ -108,10 +103,8 @@ static int measure(struct rows *out)
 	bench_run_jobs(jobs, n, bench.rounds, out);
 	for (int k = 0; k < MEMORY_SETUPS; k++)
 		jobs[k] = (struct bench_job){ "setup", k, setup_env };
-	bench_run_jobs(jobs, MEMORY_SETUPS, bench.rounds, out);
-	for (int k = 0; k < MEMORY_SPREADS; k++)
-		jobs[k] = (struct bench_job){ "spread", k, spread_env };
-	bench_run_jobs(jobs, MEMORY_SPREADS, bench.processes, out);
+	bench_run_jobs(jobs, MEMORY_SPREAD, bench.rounds, out);
+	bench_run_jobs(jobs + MEMORY_SPREAD, MEMORY_SETUPS - MEMORY_SPREAD, bench.processes, out);
 	across_processes(out);
 	memory_counters_measure(out);
 	return get(out, "8a", 0, "glibc", "pair_8") && get(out, "8a", 0, "objcache", "pair_8") ? 0 : 1;
@@ -134,13 +127,15 @@ static const struct aim aims[] = {
 	  "objcache.cold_set", "tcmalloc.cold_set", NULL },
 	{ "8b", "batch_to_jemalloc", 0.50, "objcache / jemalloc, batches of 16", "objcache.batch_16",
 	  "jemalloc.batch_16", NULL },
-	{ "8d", "own_area.pair_to_glibc", 0.35, NULL, NULL, NULL, NULL },
+	{ "8d", "own_area.pair_to_glibc", 0.35, "objcache pair / glibc's, own area (Table 8 (d))",
+	  NULL, NULL, NULL },
 	{ "aims", "worst_forced_to_glibc", 1.00, NULL, NULL, NULL, NULL },
 	{ "8e", "glibc_area.worst_to_median", 1.30, "worst pair / median over processes, glibc's area",
 	  "glibc_area.objcache_pair_64", NULL, NULL },
 	{ "8e", "own_area.worst_to_median", 1.30, "worst pair / median over processes, own area",
 	  "own_area.objcache_pair_64", NULL, NULL },
-	{ "8a", "objcache.crowded_to_one", 1.30, NULL, NULL, NULL, NULL },
+	{ "8a", "objcache.crowded_to_one", 1.30, "objcache pair, 2x CPUs threads / one thread",
+	  NULL, NULL, NULL },
 	{ "8c", "counter_add_to_old", 1.00, "fastcpu_counter_add(): per-CPU memory / FASTCPU_1.2",
 	  "counter.add", "old_counter.add", NULL },
 };
@@ -216,7 +211,6 @@ static void text(const struct rows *r, FILE *out)
 static const struct bench_workload workloads[] = {
 	{ "allocator", memory_allocator_workload },
 	{ "setup", memory_setup_workload },
-	{ "spread", memory_spread_workload },
 };
 
 int main(int argc, char **argv)

@@ -30,7 +30,6 @@ const struct memory_setup_of memory_setups[MEMORY_SETUPS] = {
 	{ "forced_rdpid", "forced rdpid", "rdpid", FASTCPU_BACKEND_RDPID },
 	{ "forced_vdso", "forced vdso", "vdso", FASTCPU_BACKEND_VDSO },
 	{ "forced_syscall", "forced syscall", "syscall", FASTCPU_BACKEND_SYSCALL },
-}, memory_spreads[MEMORY_SPREADS] = {
 	{ "glibc_area", "glibc's area", NULL, FASTCPU_BACKEND_RSEQ_GLIBC },
 	{ "own_area", "the library's own area", NULL, FASTCPU_BACKEND_RSEQ_OWN },
 };
@@ -567,7 +566,8 @@ static void same_process(double empty, struct rows *out)
 	       buffer);
 	fastcpu_private_objcache_index(by_cpu.cache, FASTCPU_BY_CPU);
 	(void)pairs(&by_cpu, n / 10);
-	figure(out, "8a", "pair_64_by_cpu", "pair 64 by CPU number", 0, UNIT_NS, pairs(&by_cpu, n) - empty);
+	figure(out, "8a", "pair_64_by_cpu", "pair 64 by CPU number", 0, UNIT_NS,
+	       pairs(&by_cpu, n) - empty);
 	(void)pairs(&glibc, n / 10);
 	figure(out, "8a", "glibc_pair_64", "glibc pair 64 in this process", 0, UNIT_NS,
 	       pairs(&glibc, n) - empty);
@@ -668,21 +668,12 @@ static void side_by_side(struct rows *out, const char *table, bool floors)
 		   NULL);
 }
 
-/* A process of Table 8 (d); no rows where the forced backend did not bind. */
+/* A process of Table 8 (d) or (e); no rows where the forced backend did
+ * not bind, or the setup's area is not the thread's. */
 void memory_setup_workload(int setup, struct rows *out)
 {
 	if (!served(&memory_setups[setup]))
 		return;
-	side_by_side(out, "8d", false);
+	side_by_side(out, setup < MEMORY_SPREAD ? "8d" : "8e", setup >= MEMORY_SPREAD);
 	rows_prefix(out, 0, memory_setups[setup].key, memory_setups[setup].name);
-}
-
-/* A process of Table 8 (e); no rows where the setup's area is not the
- * thread's. */
-void memory_spread_workload(int setup, struct rows *out)
-{
-	if (!served(&memory_spreads[setup]))
-		return;
-	side_by_side(out, "8e", true);
-	rows_prefix(out, 0, memory_spreads[setup].key, memory_spreads[setup].name);
 }

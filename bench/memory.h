@@ -38,11 +38,13 @@ extern const size_t memory_footprint_sizes[MEMORY_FOOTPRINT_SIZES];
 extern const int memory_held_threads[MEMORY_HELD_THREADS];
 
 /* Table 8 (d): the object cache where the thread has no area of glibc's
- * (its own, a backend forced: the upper half) against glibc's malloc there;
- * (e) (#38): the pair over fresh processes, with glibc's area and the
- * library's own, beside the better floor sequence and glibc's pair. */
-enum memory_setup { MEMORY_OWN_AREA, MEMORY_RDPID, MEMORY_VDSO, MEMORY_SYSCALL, MEMORY_SETUPS };
-enum memory_spread { MEMORY_SPREAD_GLIBC, MEMORY_SPREAD_OWN, MEMORY_SPREADS };
+ * (its own, a backend forced) against glibc's malloc there; then (e)
+ * (#38, MEMORY_SPREAD on): the pair over fresh processes, with glibc's
+ * area and the library's own, beside the better floor and glibc's pair. */
+enum memory_setup {
+	MEMORY_OWN_AREA, MEMORY_RDPID, MEMORY_VDSO, MEMORY_SYSCALL,
+	MEMORY_SPREAD, MEMORY_SETUPS = MEMORY_SPREAD + 2	/* glibc's area, own */
+};
 
 /* Each a key and a name; its FASTCPU_BACKEND (NULL: none); the
  * fastcpu_backend_id() that must serve it, the cache aside (0: any rseq
@@ -50,13 +52,12 @@ enum memory_spread { MEMORY_SPREAD_GLIBC, MEMORY_SPREAD_OWN, MEMORY_SPREADS };
 extern const struct memory_setup_of {
 	const char *key, *name, *backend;
 	int backend_id;
-} memory_setups[MEMORY_SETUPS], memory_spreads[MEMORY_SPREADS];
+} memory_setups[MEMORY_SETUPS];
 
-/* The workloads of the allocators' processes (Tables 8 (a) to (c)), of 8
- * (d)'s and of 8 (e)'s (arg: which), each its rows prefixed by its key. */
+/* The workloads of the allocators' processes (Tables 8 (a) to (c)) and
+ * of 8 (d)'s and (e)'s (arg: which), each its rows prefixed by its key. */
 void memory_allocator_workload(int allocator, struct rows *out);
 void memory_setup_workload(int setup, struct rows *out);
-void memory_spread_workload(int setup, struct rows *out);
 
 /* Table 8 (c): the counters' footprint, in this process (rows of "8c"). */
 void memory_counters_measure(struct rows *out);

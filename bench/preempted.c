@@ -38,13 +38,6 @@ static const volatile unsigned char *slice_bytes(void)
 	return *cpu_id >= 0 ? (const volatile unsigned char *)cpu_id : NULL;
 }
 
-static bool enabled_here(void)
-{
-	const volatile unsigned char *a = slice_bytes();
-
-	return a != NULL && (*(const volatile unsigned int *)(const volatile void *)(a + 12) & 0x20);
-}
-
 static void pin_here(void)
 {
 	bench_pin(p.cpu);
@@ -137,10 +130,14 @@ static void run(bool extend, double seconds, struct rows *out)
 	}
 }
 
+/* Whether the kernel offers the extension: its flag in the area's flags. */
 static void *probe_offered(void *offered)
 {
+	const volatile unsigned char *a;
+
 	(void)fastcpu_sched_getcpu();
-	*(bool *)offered = enabled_here();
+	a = slice_bytes();
+	*(bool *)offered = a && (*(const volatile unsigned int *)(const volatile void *)(a + 12) & 0x20);
 	return NULL;
 }
 

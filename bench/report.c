@@ -35,6 +35,12 @@ void report_csv(const struct rows *r, FILE *out)
 	}
 }
 
+/* An aim's words: its own, else its row's, else its key (not measured). */
+static const char *aim_name(const struct aim *aim, const struct row *x)
+{
+	return aim->name ? aim->name : x ? x->name : aim->key;
+}
+
 void report_json(const struct report_machine *m, const struct rows *r, const struct aim *aims,
 		 int naims, FILE *out)
 {
@@ -57,7 +63,7 @@ void report_json(const struct report_machine *m, const struct rows *r, const str
 		const struct row *x = rows_aim(r, &aims[i]);
 
 		fprintf(out, "%s\n    {\"table\": \"%s\", \"key\": \"%s\", \"what\": \"%s\"", i ? "," : "",
-			aims[i].table, aims[i].key, x ? x->name : aims[i].key);
+			aims[i].table, aims[i].key, aim_name(&aims[i], x));
 		figure(out, ", \"ratio\": ", row_median(x), 4, "null");
 		fprintf(out, ", \"limit\": %.2f, \"missed\": %s}", aims[i].most,
 			row_median(x) > aims[i].most ? "true" : "false");
@@ -261,11 +267,11 @@ void report_text(const struct report_machine *m, const char *program, const stru
 
 		if (x && !isnan(x->low))
 			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->low, x->high);
-		else if (x && x->processes > 1)
+		else if (x && x->processes > 1 && !isnan(x->best))
 			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->best, x->worst);
 		if (x && !isnan(x->best) && x->processes == 1)
 			snprintf(best, sizeof(best), "best %4.2fx", x->best);
-		fprintf(out, "  %-*s", REPORT_AIM_WIDTH, x ? x->name : aims[i].key);
+		fprintf(out, "  %-*s", REPORT_AIM_WIDTH, aim_name(&aims[i], x));
 		cell_of(out, 6, &(struct row){ .unit = UNIT_RATIO }, row_median(x), aims[i].most);
 		if (x)
 			fprintf(out, " %-12s  %s ", spread, best);

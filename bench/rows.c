@@ -176,8 +176,8 @@ void rows_aims(struct rows *r, const struct aim *aims, int n)
 		a = rows_get(r, x->table, -1, "%s", x->a);
 		b = x->b ? rows_get(r, x->table, -1, "%s", x->b) : NULL;
 		if (a != NULL && x->b == NULL && a->processes > 1) {	/* the worst / the median */
-			struct row *t = rows_add(r, "aims", x->key, x->name, 0, UNIT_RATIO,
-						 a->worst / a->median, a->worst / a->median);
+			struct row *t = rows_add(r, "aims", x->key, x->name, 0, UNIT_RATIO, NAN,
+						 a->worst / a->median);
 
 			t->worst = t->median;
 			t->processes = a->processes;

@@ -66,7 +66,8 @@ void rows_fold(const struct rows *in, int processes, struct rows *out);
  * that of table "aims", a / b of table's rows (plus as rows_ratio()'s; b
  * NULL: a's worst over processes / its median), which rows_aims() adds
  * where r has them and not it: made by the first process with both
- * figures, folded over processes like the rest.
+ * figures, folded over processes like the rest. name: its words (NULL:
+ * its row's).
  */
 struct aim {
 	const char *table, *key;

@@ -98,20 +98,6 @@ void bench_glibc_rseq_off(void)
 
 /* ---- jobs in fresh processes -------------------------------------------- */
 
-/* Reads size bytes whole (a pipe may give them in parts): 0, or -1 (at
- * the end, or on an error). */
-static int read_whole(int fd, void *buf, size_t size)
-{
-	for (size_t done = 0; done < size;) {
-		ssize_t n = read(fd, (char *)buf + done, size - done);
-
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* In a job's process (JOB_ENV set): its workload's rows, written whole to
  * the pipe; then it exits. Elsewhere returns. */
 static void job_if_asked(const struct bench_program *p)
@@ -141,6 +127,7 @@ static bool spawn(const struct bench_job *job, struct rows *got)
 {
 	int p[2], status = 0, before = got->count;
 	struct row x;
+	FILE *rows;
 	pid_t pid;
 
 	if (pipe(p) != 0 || (pid = fork()) < 0)
@@ -157,9 +144,11 @@ static bool spawn(const struct bench_job *job, struct rows *got)
 		_exit(127);
 	}
 	close(p[1]);
-	while (read_whole(p[0], &x, sizeof(x)) == 0)
+	if ((rows = fdopen(p[0], "r")) == NULL)
+		abort();
+	while (fread(&x, sizeof(x), 1, rows) == 1)	/* whole rows, however the pipe splits them */
 		rows_append(got, &x);
-	close(p[0]);
+	fclose(rows);
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		got->count = before;

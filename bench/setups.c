@@ -216,7 +216,7 @@ static void measure_row(int id, bool counters, struct rows *out)
 	}
 	served(out, fastcpu_backend(), fastcpu_backend_id());
 	bench_measure(set, n, &bench.cfg, out, "setup");
-	latency_measure_waited(&w, "w");
+	latency_measure(&w, "w");
 	waited(out, &w, syscall_plain, getcpu);
 	rows_free(&w);
 	if (forced != 0 && counters)	/* seed 000's MISS (its HIT: sched_getcpu, cache on) */
