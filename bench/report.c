@@ -240,6 +240,8 @@ static void list(FILE *out, const struct report_machine *m, const struct rows *r
 void report_text(const struct report_machine *m, const char *program, const struct rows *r,
 		 const struct view *views, int nviews, const struct aim *aims, int naims, FILE *out)
 {
+	bool over_processes = false;
+
 	fprintf(out, "%s: %s, %d CPUs; %s; %s (rseq %s)\n", program, m->cpu_model, m->cpus,
 		m->kernel, m->libc, m->glibc_rseq_size > 0 ? "registered by glibc" :
 		m->glibc_rseq_size == 0 ? "left to libfastcpu" : "unknown to glibc");
@@ -247,10 +249,14 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		!m->rseq ? "no (not usable in this process)" :
 		m->rseq_feature_size > 0 ? "yes" : "yes (feature size not advertised: Linux < 6.3)",
 		m->rdpid ? "yes" : "no", m->vdso_getcpu ? "yes" : "no", m->backend);
+	for (const struct row *x = r->at; x < r->at + r->count; x++)
+		over_processes = over_processes || x->processes > 1;
 	fprintf(out, "%d runs of %lu operations a case, interleaved, on CPU %d: best and median, the "
-		"empty loop subtracted; %d rounds; %d processes a setup%s\n", m->runs, m->iters,
-		m->pinned, m->rounds, m->processes,
-		m->processes < 20 ? " (fewer than 20: a short run)" : "");
+		"empty loop subtracted; %d rounds", m->runs, m->iters, m->pinned, m->rounds);
+	if (over_processes)
+		fprintf(out, "; %d processes a row over processes%s", m->processes,
+			m->processes < 20 ? " (fewer than 20: a short run)" : "");
+	fputc('\n', out);
 	for (const struct view *v = views; v < views + nviews; v++) {
 		fprintf(out, "\n%s\n", v->title);
 		if (v->columns || v->by_threads)
