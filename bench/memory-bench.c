@@ -70,19 +70,13 @@ static void setup_env(int k)
 		setenv("FASTCPU_BACKEND", memory_setups[k].backend, 1);
 }
 
-static const struct row *get(const struct rows *r, const char *table, int threads, const char *a,
-			     const char *what)
-{
-	return rows_get(r, table, threads, "%s.%s", a, what);
-}
-
 /* The worst forced backend of Table 8 (d). */
 static void across_processes(struct rows *out)
 {
 	const struct row *worst = NULL;
 
 	for (int k = MEMORY_RDPID; k < MEMORY_SPREAD; k++) {
-		const struct row *x = get(out, "8d", 0, memory_setups[k].key, "pair_to_glibc");
+		const struct row *x = rows_get(out, "8d", 0, "%s.pair_to_glibc", memory_setups[k].key);
 
 		if (x && (worst == NULL || x->median > worst->median))
 			worst = x;
@@ -107,7 +101,7 @@ static int measure(struct rows *out)
 	bench_run_jobs(jobs + MEMORY_SPREAD, MEMORY_SETUPS - MEMORY_SPREAD, bench.processes, out);
 	across_processes(out);
 	memory_counters_measure(out);
-	return get(out, "8a", 0, "glibc", "pair_8") && get(out, "8a", 0, "objcache", "pair_8") ? 0 : 1;
+	return rows_get(out, "8a", 0, "glibc.pair_8") && rows_get(out, "8a", 0, "objcache.pair_8") ? 0 : 1;
 }
 
 /* ---- its tables ---------------------------------------------------------- */
