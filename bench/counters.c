@@ -3,47 +3,18 @@
 /* bench/counters.c: per-CPU counters against one shared counter. */
 
 #include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "cases.h"
-#include "counters.h"
+#include "fastcpu-bench.h"
 #include "fastcpu.h"
 #include "librseq-shaped.h"
-#include "loops.h"
-#include "measure.h"
+#include "runner.h"
 
-const char *const counter_names[COUNTER_KINDS] = {
-	"empty loop (subtracted)",
-	"global non-atomic increment",
-	"per-CPU rseq add: fastcpu_counter_add()",
-	"per-CPU rseq add by concurrency id",
-	"per-CPU rseq lock: fastcpu_percpu_lock()",
-	"global atomic add",
-	"global CAS loop",
-	"global pthread mutex",
-	"atomic add, shard of fastcpu_current_cpu()",
-	"atomic add, shard of glibc sched_getcpu()",
-	"atomic add, shard of fastcpu_current_cid()",
-	"librseq-shaped per-CPU add (reference)",
-};
-
-const char *const counter_keys[COUNTER_KINDS] = {
-	[COUNTER_EMPTY] = "empty_loop",
-	[COUNTER_GLOBAL_PLAIN] = "global_plain",
-	[COUNTER_PERCPU_RSEQ] = "fastcpu_counter_add",
-	[COUNTER_PERCID_RSEQ] = "fastcpu_percpu_add_cid",
-	[COUNTER_PERCPU_LOCK] = "fastcpu_percpu_lock",
-	[COUNTER_ATOMIC_ADD] = "global_atomic_add",
-	[COUNTER_CAS_LOOP] = "global_cas_loop",
-	[COUNTER_MUTEX] = "global_mutex",
-	[COUNTER_PERCPU_FASTCPU] = "shard_fastcpu_current_cpu",
-	[COUNTER_PERCPU_GLIBC] = "shard_glibc_sched_getcpu",
-	[COUNTER_PERCID_FASTCPU] = "shard_fastcpu_current_cid",
-	[COUNTER_REFERENCE] = "librseq_percpu_add",
-};
+/* Each kind's row: its key for machines and its name. */
+#define ROW_OF(id, key, name) { key, name },
+static const struct {
+	const char *key, *name;
+} kinds[COUNTER_KINDS] = { COUNTER_KINDS_(ROW_OF) };
 
 #define SHARDS 1024	/* a CPU number beyond wraps: still right, less fast */
 #define STRIDE 128	/* no false sharing, even with the pair prefetcher */
@@ -84,7 +55,9 @@ static inline void reference_increment(const volatile int *cpu_at)
 }
 #endif
 
-bool counter_available(enum counter_kind kind, int nthreads)
+/* Whether kind can run here with nthreads threads (the plain increment
+ * loses counts with more than one; the reference needs an rseq area). */
+static bool counter_available(enum counter_kind kind, int nthreads)
 {
 	if (kind == COUNTER_GLOBAL_PLAIN)
 		return nthreads == 1;
@@ -172,63 +145,35 @@ static inline void increment(enum counter_kind kind, const volatile int *cpu_at)
 			FOUR(increment(kind, cpu_at));			\
 		return n;						\
 	}
-KIND_LOOP(COUNTER_EMPTY)
-KIND_LOOP(COUNTER_GLOBAL_PLAIN)
-KIND_LOOP(COUNTER_PERCPU_RSEQ)
-KIND_LOOP(COUNTER_PERCID_RSEQ)
-KIND_LOOP(COUNTER_PERCPU_LOCK)
-KIND_LOOP(COUNTER_ATOMIC_ADD)
-KIND_LOOP(COUNTER_CAS_LOOP)
-KIND_LOOP(COUNTER_MUTEX)
-KIND_LOOP(COUNTER_PERCPU_FASTCPU)
-KIND_LOOP(COUNTER_PERCPU_GLIBC)
-KIND_LOOP(COUNTER_PERCID_FASTCPU)
-KIND_LOOP(COUNTER_REFERENCE)
-
+#define KIND_LOOPS(kind, key, name) KIND_LOOP(kind)
+#define LOOP_OF(kind, key, name) loop_##kind,
+#define MEASURE_OF(kind, key, name) measure_##kind,
+COUNTER_KINDS_(KIND_LOOPS)
 static void (*const loops[COUNTER_KINDS])(unsigned long, const volatile int *) = {
-	loop_COUNTER_EMPTY, loop_COUNTER_GLOBAL_PLAIN, loop_COUNTER_PERCPU_RSEQ,
-	loop_COUNTER_PERCID_RSEQ, loop_COUNTER_PERCPU_LOCK, loop_COUNTER_ATOMIC_ADD, loop_COUNTER_CAS_LOOP,
-	loop_COUNTER_MUTEX, loop_COUNTER_PERCPU_FASTCPU, loop_COUNTER_PERCPU_GLIBC,
-	loop_COUNTER_PERCID_FASTCPU, loop_COUNTER_REFERENCE,
+	COUNTER_KINDS_(LOOP_OF)
 };
-
-const bench_loop_fn counter_measure_loops[COUNTER_KINDS] = {
-	measure_COUNTER_EMPTY, measure_COUNTER_GLOBAL_PLAIN, measure_COUNTER_PERCPU_RSEQ,
-	measure_COUNTER_PERCID_RSEQ, measure_COUNTER_PERCPU_LOCK, measure_COUNTER_ATOMIC_ADD, measure_COUNTER_CAS_LOOP,
-	measure_COUNTER_MUTEX, measure_COUNTER_PERCPU_FASTCPU, measure_COUNTER_PERCPU_GLIBC,
-	measure_COUNTER_PERCID_FASTCPU, measure_COUNTER_REFERENCE,
-};
+const bench_loop_fn counter_measure_loops[COUNTER_KINDS] = { COUNTER_KINDS_(MEASURE_OF) };
 
 struct run {
 	enum counter_kind kind;
 	unsigned long increments;
-	pthread_barrier_t *start;
-	double elapsed_ns;	/* this thread's own time for its increments */
 };
 
-static double thread_cpu_ns(void)
+static void first_call(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	(void)fastcpu_current_cpu();	/* the thread's first call, untimed */
 }
 
 /* Each thread times the CPU time it used: with more threads than CPUs, a
  * thread waiting for a CPU is not an increment's cost. */
-static void *worker(void *arg)
+static double timed_increments(void *arg)
 {
-	struct run *run = arg;
-	const volatile int *cpu_at;
-	double t0;
+	const struct run *run = arg;
+	const volatile int *cpu_at = fastcpu_cpu_id_word_();
+	double t0 = bench_thread_cpu_ns();
 
-	(void)fastcpu_current_cpu();	/* the thread's first call, untimed */
-	cpu_at = fastcpu_cpu_id_word_();
-	pthread_barrier_wait(run->start);
-	t0 = thread_cpu_ns();
 	loops[run->kind](run->increments, cpu_at);
-	run->elapsed_ns = thread_cpu_ns() - t0;
-	return NULL;
+	return bench_thread_cpu_ns() - t0;
 }
 
 static unsigned long total(enum counter_kind kind)
@@ -268,56 +213,65 @@ void counters_init(void)
 		locked[i] = (struct locked){ 0, 0 };
 }
 
-double counter_ns_per_increment(enum counter_kind kind, int nthreads,
-				unsigned long increments)
+/* The CPU time per increment of each of nthreads threads doing increments
+ * at once; exits if the counter's total is wrong. */
+static double counter_ns_per_increment(enum counter_kind kind, int nthreads,
+				       unsigned long increments)
 {
-	pthread_t *threads = calloc((size_t)nthreads, sizeof(*threads));
-	struct run *runs = calloc((size_t)nthreads, sizeof(*runs));
-	pthread_barrier_t start;
-	unsigned long before;
-	double sum = 0;
+	struct run run = { kind, increments };
+	unsigned long before = total(kind);
+	double ns = bench_in_threads(nthreads, first_call, timed_increments, &run);
 
-	before = total(kind);
-	if (threads == NULL || runs == NULL)
-		abort();
-	pthread_barrier_init(&start, NULL, (unsigned int)nthreads);
-	for (int i = 0; i < nthreads; i++) {
-		runs[i] = (struct run){ kind, increments, &start, 0 };
-		if (pthread_create(&threads[i], NULL, worker, &runs[i]) != 0)
-			abort();
-	}
-	for (int i = 0; i < nthreads; i++) {
-		pthread_join(threads[i], NULL);
-		sum += runs[i].elapsed_ns;
-	}
-	pthread_barrier_destroy(&start);
-	free(threads);
-	free(runs);
 	if (kind != COUNTER_EMPTY &&
 	    total(kind) - before != (unsigned long)nthreads * increments) {
 		fprintf(stderr, "fastcpu-bench: %s lost increments\n",
-			counter_names[kind]);
+			kinds[kind].name);
 		exit(1);
 	}
-	return sum / nthreads / (double)increments;
+	return ns / (double)increments;
 }
 
-void counter_reset(void)
+/*
+ * One column of Table 4: every kind with nthreads threads, in rounds that
+ * each run them all (from a different one each time, so that a noisy
+ * moment falls on all alike); the median and best of the rounds, the empty
+ * loop's subtracted. No row where a kind does not run with that many.
+ */
+static void with_threads(struct rows *out, int nthreads, int rounds, unsigned long increments)
 {
-	for (int i = 0; i < SHARDS; i++)
-		shards[i].value = 0;
-}
+	double ns[COUNTER_KINDS][16], best[COUNTER_KINDS], median[COUNTER_KINDS];
 
-int counter_shards_used(int *highest, unsigned long *bytes)
-{
-	int used = 0;
+	for (int round = 0; round < rounds; round++)
+		for (int j = 0; j < COUNTER_KINDS; j++) {
+			int k = (j + round) % COUNTER_KINDS;
 
-	*highest = -1;
-	for (int i = 0; i < SHARDS; i++)
-		if (shards[i].value != 0) {
-			used++;
-			*highest = i;
+			ns[k][round] = counter_available(k, nthreads) ?
+				counter_ns_per_increment(k, nthreads, increments) : -1;
 		}
-	*bytes = (unsigned long)(*highest + 1) * sizeof(struct shard);
-	return used;
+	for (int k = 0; k < COUNTER_KINDS; k++)
+		bench_best_and_median(ns[k], rounds, &best[k], &median[k]);
+	for (int k = 1; k < COUNTER_KINDS; k++)
+		if (counter_available(k, nthreads))
+			rows_add(out, "counters", kinds[k].key, kinds[k].name, nthreads, UNIT_NS,
+				 best[k] - best[COUNTER_EMPTY], median[k] - median[COUNTER_EMPTY]);
+}
+
+void counters_measure(int arg, struct rows *out)
+{
+	int rounds = bench.rounds < 16 ? bench.rounds : 16;
+	unsigned long increments = bench.quick ? 100000 : 2000000;
+	struct bench_case one[COUNTER_KINDS];
+
+	(void)arg;
+	counters_init();
+	for (int k = 0; k < COUNTER_KINDS; k++)
+		one[k] = (struct bench_case){ kinds[k].key, kinds[k].name,
+					      counter_available(k, 1) ? counter_measure_loops[k] : NULL };
+	bench_measure(one, COUNTER_KINDS, &bench.cfg, out, "counters");
+	bench_pin(-1);
+	for (int t = 1; t <= 8 || t <= 2 * bench.cpus; t *= 2)
+		with_threads(out, t, rounds, increments);
+	rows_ratio(out, "aims", "counter_add_crowded", "fastcpu_counter_add(), 2x CPUs threads / 1 thread",
+		   rows_get(out, "counters", 2 * bench.cpus, "fastcpu_counter_add"),
+		   rows_get(out, "counters", 1, "fastcpu_counter_add"), NULL);
 }

@@ -57,8 +57,24 @@ again:
  * librseq's param_test shapes, the floor of a per-CPU cache's sequences
  * (bench/memory-workloads.c): each returns 0 where it committed, 1 where
  * its comparison failed (the list or buffer changed, or it is empty), -1
- * where it must read its CPU and run again.
- *
+ * where it must read its CPU and run again. Each function's whole body:
+ * the sequence, its operands past cpu_at and cpu, and its clobbers past
+ * rax's.
+ */
+# define LIBRSEQ_SHAPED_SEQUENCE_(body, operands, clobbers)		\
+	__asm__ goto(LIBRSEQ_SHAPED_(body)				\
+		     : /* no outputs */					\
+		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), operands	\
+		     : "memory", "cc", "rax" clobbers			\
+		     : again, changed);					\
+	return 0;							\
+again:									\
+	return -1;							\
+changed:								\
+	return 1
+# define LIBRSEQ_SHAPED_OPERANDS_(...) __VA_ARGS__
+
+/*
  * The list (rseq_load_cbne_store__ptr, rseq_load_cbeq_store_add_load_store
  * __ptr): a push stores node where the head is still expect (the caller
  * wrote expect into the node first); a pop takes the head, unless NULL,
@@ -67,35 +83,20 @@ again:
 static inline int librseq_shaped_list_push(const volatile void *cpu_at, void **head,
 					   void *expect, void *node, int cpu)
 {
-	__asm__ goto(LIBRSEQ_SHAPED_("cmpq %[expect], (%[head])\n\tjnz %l[changed]\n\t"
-				     "movq %[node], (%[head])\n")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), [head] "r"(head),
-		       [expect] "r"(expect), [node] "r"(node)
-		     : "memory", "cc", "rax"
-		     : again, changed);
-	return 0;
-again:
-	return -1;
-changed:
-	return 1;
+	LIBRSEQ_SHAPED_SEQUENCE_("cmpq %[expect], (%[head])\n\tjnz %l[changed]\n\t"
+				 "movq %[node], (%[head])\n",
+				 LIBRSEQ_SHAPED_OPERANDS_([head] "r"(head), [expect] "r"(expect),
+							  [node] "r"(node)), );
 }
 
 static inline int librseq_shaped_list_pop(const volatile void *cpu_at, void **head,
 					  void **node, int cpu)
 {
-	__asm__ goto(LIBRSEQ_SHAPED_("movq (%[head]), %%rbx\n\ttestq %%rbx, %%rbx\n\t"
-				     "jz %l[changed]\n\tmovq %%rbx, (%[node])\n\t"
-				     "movq (%%rbx), %%rbx\n\tmovq %%rbx, (%[head])\n")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), [head] "r"(head), [node] "r"(node)
-		     : "memory", "cc", "rax", "rbx"
-		     : again, changed);
-	return 0;
-again:
-	return -1;
-changed:
-	return 1;
+	LIBRSEQ_SHAPED_SEQUENCE_("movq (%[head]), %%rbx\n\ttestq %%rbx, %%rbx\n\t"
+				 "jz %l[changed]\n\tmovq %%rbx, (%[node])\n\t"
+				 "movq (%%rbx), %%rbx\n\tmovq %%rbx, (%[head])\n",
+				 LIBRSEQ_SHAPED_OPERANDS_([head] "r"(head), [node] "r"(node)),
+				 LIBRSEQ_SHAPED_OPERANDS_(, "rbx"));
 }
 
 /*
@@ -108,38 +109,22 @@ changed:
 static inline int librseq_shaped_buffer_push(const volatile void *cpu_at, intptr_t *count,
 					     intptr_t expect, void **slot, void *node, int cpu)
 {
-	__asm__ goto(LIBRSEQ_SHAPED_("cmpq %[expect], (%[count])\n\tjnz %l[changed]\n\t"
-				     "movq %[node], (%[slot])\n\tmovq %[next], (%[count])\n")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), [count] "r"(count),
-		       [expect] "r"(expect), [slot] "r"(slot), [node] "r"(node),
-		       [next] "r"(expect + 1)
-		     : "memory", "cc", "rax"
-		     : again, changed);
-	return 0;
-again:
-	return -1;
-changed:
-	return 1;
+	LIBRSEQ_SHAPED_SEQUENCE_("cmpq %[expect], (%[count])\n\tjnz %l[changed]\n\t"
+				 "movq %[node], (%[slot])\n\tmovq %[next], (%[count])\n",
+				 LIBRSEQ_SHAPED_OPERANDS_([count] "r"(count), [expect] "r"(expect),
+							  [slot] "r"(slot), [node] "r"(node),
+							  [next] "r"(expect + 1)), );
 }
 
 static inline int librseq_shaped_buffer_pop(const volatile void *cpu_at, intptr_t *count,
 					    intptr_t expect, void **slot, void *seen, int cpu)
 {
-	__asm__ goto(LIBRSEQ_SHAPED_("cmpq %[expect], (%[count])\n\tjnz %l[changed]\n\t"
-				     "cmpq %[seen], (%[slot])\n\tjnz %l[changed]\n\t"
-				     "movq %[next], (%[count])\n")
-		     : /* no outputs */
-		     : [cpu_at] "r"(cpu_at), [cpu] "r"(cpu), [count] "r"(count),
-		       [expect] "r"(expect), [slot] "r"(slot), [seen] "r"(seen),
-		       [next] "r"(expect - 1)
-		     : "memory", "cc", "rax"
-		     : again, changed);
-	return 0;
-again:
-	return -1;
-changed:
-	return 1;
+	LIBRSEQ_SHAPED_SEQUENCE_("cmpq %[expect], (%[count])\n\tjnz %l[changed]\n\t"
+				 "cmpq %[seen], (%[slot])\n\tjnz %l[changed]\n\t"
+				 "movq %[next], (%[count])\n",
+				 LIBRSEQ_SHAPED_OPERANDS_([count] "r"(count), [expect] "r"(expect),
+							  [slot] "r"(slot), [seen] "r"(seen),
+							  [next] "r"(expect - 1)), );
 }
 #endif
 

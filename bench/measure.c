@@ -2,14 +2,9 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* bench/measure.c: interleaved runs, best and median, baseline removed. */
 
-#include <linux/perf_event.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "measure.h"
 
@@ -43,64 +38,13 @@ static double ns_per_tick(void)
 	return ratio;
 }
 #else
-static inline double ticks(void)
-{
-	return bench_now_ns();
-}
-
-static double ns_per_tick(void)
-{
-	return 1.0;
-}
+# define ticks() bench_now_ns()
+# define ns_per_tick() 1.0
 #endif
-
-static int cycles_fd = -2;	/* -2: not tried yet, -1: not exposed */
-
-bool bench_have_cycles(void)
-{
-	if (cycles_fd == -2) {
-		struct perf_event_attr attr;
-
-		memset(&attr, 0, sizeof(attr));
-		attr.type = PERF_TYPE_HARDWARE;
-		attr.size = sizeof(attr);
-		attr.config = PERF_COUNT_HW_CPU_CYCLES;
-		attr.exclude_kernel = 1;
-		attr.exclude_hv = 1;
-		cycles_fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-		if (cycles_fd < 0)
-			cycles_fd = -1;
-	}
-	return cycles_fd >= 0;
-}
-
-static double cycles_now(void)
-{
-	unsigned long long v = 0;
-
-	if (cycles_fd >= 0 && read(cycles_fd, &v, sizeof(v)) != sizeof(v))
-		v = 0;
-	return (double)v;
-}
-
-double bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 void bench_best_and_median(double *v, int n, double *best, double *median)
 {
-	qsort(v, (size_t)n, sizeof(*v), compare_doubles);
+	rows_sort(v, n);
 	*best = v[0];
 	*median = v[n / 2];
 }
@@ -112,81 +56,63 @@ static void quartiles(const double *v, int n, double *q1, double *q3)
 	*q3 = v[(3 * n) / 4];
 }
 
-/* Each run times every case once, from case (run mod n) on: ns and
- * cycles of case i's run r at [i * runs + r]. */
-static void interleaved_runs(struct bench_result *cases, int n, const struct bench_config *cfg,
-			     double *ns, double *cy)
+/* Each run times every case once, from case (run mod n) on: ns of case
+ * i's run r at [i * runs + r]. */
+static void interleaved_runs(const struct bench_case *cases, int n, const struct bench_config *cfg,
+			     double *ns)
 {
 	int runs = cfg->runs;
-	bool cycles = bench_have_cycles();
 
 	for (int r = 0; r < runs; r++)
 		for (int k = 0; k < n; k++) {
 			int i = (r + k) % n;
-			double c0, t0;
+			double t0;
 
 			if (cases[i].loop == NULL)
 				continue;
-			c0 = cycles ? cycles_now() : 0;
 			t0 = bench_now_ns();
 			cases[i].loop(cfg->iters);
 			ns[i * runs + r] = bench_now_ns() - t0;
-			cy[i * runs + r] = cycles ? cycles_now() - c0 : 0;
 		}
 }
 
-/* A case's best, median and quartiles per operation, from its runs. */
-static void summarise(struct bench_result *c, double *ns, double *cy,
-		      const struct bench_config *cfg)
+/* A case's best, median and quartiles per operation, from its runs (v),
+ * less the empty loop's (empty; NULL: none): { best, median, q1, q3 }. */
+static void summarise(double *v, const struct bench_config *cfg, const double *empty,
+		      double s[4])
 {
-	double iters = (double)cfg->iters;
-	bool cycles = bench_have_cycles();
-
-	bench_best_and_median(ns, cfg->runs, &c->best_ns, &c->median_ns);
-	quartiles(ns, cfg->runs, &c->q1_ns, &c->q3_ns);
-	bench_best_and_median(cy, cfg->runs, &c->best_cycles, &c->median_cycles);
-	c->best_ns /= iters;
-	c->median_ns /= iters;
-	c->q1_ns /= iters;
-	c->q3_ns /= iters;
-	c->best_cycles = cycles ? c->best_cycles / iters : -1;
-	c->median_cycles = cycles ? c->median_cycles / iters : -1;
+	bench_best_and_median(v, cfg->runs, &s[0], &s[1]);
+	quartiles(v, cfg->runs, &s[2], &s[3]);
+	for (int k = 0; k < 4; k++)
+		s[k] = s[k] / (double)cfg->iters - (empty ? empty[k == 0 ? 0 : 1] : 0);
 }
 
-/* The empty loop's cost taken off a case. */
-static void subtract(struct bench_result *c, const struct bench_result *empty)
-{
-	c->best_ns -= empty->best_ns;
-	c->median_ns -= empty->median_ns;
-	c->q1_ns -= empty->median_ns;
-	c->q3_ns -= empty->median_ns;
-	if (c->best_cycles >= 0) {
-		c->best_cycles -= empty->best_cycles;
-		c->median_cycles -= empty->median_cycles;
-	}
-}
-
-void bench_measure(struct bench_result *cases, int n,
-		   const struct bench_config *cfg)
+void bench_measure(const struct bench_case *cases, int n, const struct bench_config *cfg,
+		   struct rows *out, const char *table)
 {
 	int runs = cfg->runs;
-	double *ns = calloc((size_t)(n * runs), sizeof(double));
-	double *cy = calloc((size_t)(n * runs), sizeof(double));
+	double *ns = calloc((size_t)(n * runs), sizeof(double)), empty[4];
 
-	if (ns == NULL || cy == NULL)
+	if (ns == NULL)
 		abort();
 	for (int i = 0; i < n; i++)	/* warm caches, predictors, lazy binding */
 		if (cases[i].loop != NULL)
 			cases[i].loop(cfg->iters);
-	interleaved_runs(cases, n, cfg, ns, cy);
-	for (int i = 0; i < n; i++)
-		if (cases[i].loop != NULL)
-			summarise(&cases[i], ns + i * runs, cy + i * runs, cfg);
-	for (int i = 1; i < n; i++)
-		if (cases[i].loop != NULL)
-			subtract(&cases[i], &cases[0]);
+	interleaved_runs(cases, n, cfg, ns);
+	for (int i = 0; i < n; i++) {
+		double s[4];
+		struct row *r;
+
+		if (cases[i].loop == NULL)
+			continue;
+		summarise(ns + i * runs, cfg, i ? empty : NULL, s);
+		if (i == 0)
+			memcpy(empty, s, sizeof(s));
+		r = rows_add(out, table, cases[i].key, cases[i].name, 0, UNIT_NS, s[0], s[1]);
+		r->low = s[2];
+		r->high = s[3];
+	}
 	free(ns);
-	free(cy);
 }
 
 static void __attribute__((noinline)) nothing(void)
@@ -194,91 +120,79 @@ static void __attribute__((noinline)) nothing(void)
 	__asm__ volatile("");
 }
 
-void bench_measure_once(struct bench_result *r, void (*prepare)(void),
-			void (*fn)(void), int shots)
+struct member {
+	pthread_barrier_t *start;
+	void (*ready)(void);
+	double (*work)(void *arg);
+	void *arg;
+	double result;
+};
+
+static void *member(void *arg)
 {
-	double *full = calloc((size_t)shots, sizeof(double));
-	double *empty = calloc((size_t)shots, sizeof(double));
-	double scale = ns_per_tick(), eb, em;
+	struct member *m = arg;
 
-	if (full == NULL || empty == NULL)
-		abort();
-	for (int s = 0; s < shots; s++) {
-		double t0;
-
-		if (prepare)
-			prepare();
-		t0 = ticks();
-		nothing();
-		empty[s] = ticks() - t0;
-		if (prepare)
-			prepare();
-		t0 = ticks();
-		fn();
-		full[s] = ticks() - t0;
-	}
-	bench_best_and_median(empty, shots, &eb, &em);
-	bench_best_and_median(full, shots, &r->best_ns, &r->median_ns);
-	quartiles(full, shots, &r->q1_ns, &r->q3_ns);
-	r->best_ns = (r->best_ns - eb) * scale;
-	r->median_ns = (r->median_ns - em) * scale;
-	r->q1_ns = (r->q1_ns - em) * scale;
-	r->q3_ns = (r->q3_ns - em) * scale;
-	r->best_cycles = r->median_cycles = -1;
-	free(full);
-	free(empty);
-}
-
-static void (*first_call_fn)(void);
-static double first_call_ticks;
-
-static void *first_call_thread(void *unused)
-{
-	double t0 = ticks();
-
-	(void)unused;
-	first_call_fn();
-	first_call_ticks = ticks() - t0;
+	if (m->ready)
+		m->ready();
+	pthread_barrier_wait(m->start);
+	m->result = m->work(m->arg);
 	return NULL;
 }
 
-/* fn's first call in each of threads new threads: best and median ns. */
-static void first_calls(void (*fn)(void), int threads, double *best, double *median)
+double bench_in_threads(int threads, void (*ready)(void), double (*work)(void *arg), void *arg)
 {
-	double *v = calloc((size_t)threads, sizeof(double));
+	struct member *m = calloc((size_t)threads, sizeof(*m));
+	pthread_t *t = calloc((size_t)threads, sizeof(*t));
+	pthread_barrier_t start;
+	double sum = 0;
+
+	if (m == NULL || t == NULL)
+		abort();
+	pthread_barrier_init(&start, NULL, (unsigned int)threads);
+	for (int i = 0; i < threads; i++) {
+		m[i] = (struct member){ &start, ready, work, arg, 0 };
+		if (pthread_create(&t[i], NULL, member, &m[i]) != 0)
+			abort();
+	}
+	for (int i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		sum += m[i].result;
+	}
+	pthread_barrier_destroy(&start);
+	free(m);
+	free(t);
+	return sum / threads;
+}
+
+/* The ticks of a single shot of fn. */
+static double shot(void *fn)
+{
+	double t0 = ticks();
+
+	((void (*)(void))fn)();
+	return ticks() - t0;
+}
+
+void bench_measure_once(struct row *r, void (*prepare)(void), void (*fn)(void), int shots,
+			bool fresh)
+{
+	double *v = calloc(2 * (size_t)shots, sizeof(double)), scale = ns_per_tick(), eb, em;
 
 	if (v == NULL)
 		abort();
-	first_call_fn = fn;
-	for (int i = 0; i < threads; i++) {
-		pthread_t t;
+	for (int s = 0; s < 2 * shots; s++) {	/* nothing, then fn, in turn */
+		void *f = s % 2 ? (void *)fn : (void *)nothing;
 
-		if (pthread_create(&t, NULL, first_call_thread, NULL) != 0)
-			abort();
-		pthread_join(t, NULL);
-		v[i] = first_call_ticks * ns_per_tick();
+		if (prepare)
+			prepare();
+		v[(s % 2) * shots + s / 2] = fresh ? bench_in_threads(1, NULL, shot, f) : shot(f);
 	}
-	bench_best_and_median(v, threads, best, median);
+	bench_best_and_median(v, shots, &eb, &em);
+	bench_best_and_median(v + shots, shots, &r->best, &r->median);
+	quartiles(v + shots, shots, &r->low, &r->high);
+	r->best = (r->best - eb) * scale;
+	r->median = (r->median - em) * scale;
+	r->low = (r->low - em) * scale;
+	r->high = (r->high - em) * scale;
 	free(v);
-}
-
-void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int threads)
-{
-	double empty_best, empty_median;
-
-	first_calls(nothing, threads, &empty_best, &empty_median);
-	first_calls(fn, threads, &r->best_ns, &r->median_ns);
-	r->best_ns -= empty_best;
-	r->median_ns -= empty_median;
-	r->best_cycles = r->median_cycles = -1;
-}
-
-void bench_glibc_rseq_off(void)
-{
-	const char *was = getenv("GLIBC_TUNABLES");
-	char tunables[1024];
-
-	snprintf(tunables, sizeof(tunables), "%s%sglibc.pthread.rseq=0",
-		 was ? was : "", was && *was ? ":" : "");
-	setenv("GLIBC_TUNABLES", tunables, 1);
 }

@@ -6,6 +6,9 @@
 #define FASTCPU_BENCH_MEASURE_H
 
 #include <stdbool.h>
+#include <time.h>
+
+#include "rows.h"
 
 /* Keeps a value alive without costing an instruction. */
 #define KEEP(x) __asm__ volatile("" : : "r"(x))
@@ -17,21 +20,13 @@
  */
 #define FOUR(...) { __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; __VA_ARGS__; }
 
-/* Runs an operation iters times; returns something derived from the
- * results so that the compiler must compute them. */
+/* Runs an operation iters times; returns what the compiler must compute. */
 typedef unsigned long (*bench_loop_fn)(unsigned long iters);
 
-/* One measured case: ns (and cycles, where the machine exposes them) per
- * operation, best and median, with the empty loop's cost subtracted; the
- * runs' first and third quartiles show the spread. A table of cases is
- * indexed by an id of its own; a case this machine lacks has no loop. */
-struct bench_result {
-	const char *name;
-	const char *key;	/* for machines (CSV, JSON, plot.sh): [a-z0-9_], kept when name's words change */
+/* A case to time: its row's key and name, and its loop (NULL: not here). */
+struct bench_case {
+	const char *key, *name;
 	bench_loop_fn loop;
-	double best_ns, median_ns;
-	double q1_ns, q3_ns;
-	double best_cycles, median_cycles;	/* < 0: not exposed */
 };
 
 struct bench_config {
@@ -39,44 +34,40 @@ struct bench_config {
 	unsigned long iters;	/* operations per run */
 };
 
-/* The case, or NULL where it has no loop (not measured here). */
-static inline const struct bench_result *bench_ran(const struct bench_result *c)
-{
-	return c->loop != NULL ? c : NULL;
-}
-
 /*
  * Measures cases[1..n-1] against cases[0], the empty loop: every run goes
- * round all cases in turn (starting from a different one each time), so
- * that noise on a shared machine falls on all of them alike and their
- * ratios are fair. cases[0] keeps its raw cost; cases without a loop are
- * passed by.
+ * round all cases in turn, from a different one each time, so that a
+ * shared machine's noise falls on all alike. Adds a row of table for each
+ * case with a loop: ns an operation, best, median and quartiles, less the
+ * empty loop's (cases[0] keeps its own).
  */
-void bench_measure(struct bench_result *cases, int n,
-		   const struct bench_config *cfg);
+void bench_measure(const struct bench_case *cases, int n, const struct bench_config *cfg,
+		   struct rows *out, const char *table);
 
 /* Sorts v (n values): its least, and its median. */
 void bench_best_and_median(double *v, int n, double *best, double *median);
 
-/* Single-shot timing of fn (seed 000's way), minus an empty single shot:
- * for what cannot be looped, such as a first call or a cache miss. prepare
- * runs untimed before each shot. */
-void bench_measure_once(struct bench_result *r, void (*prepare)(void),
-			void (*fn)(void), int shots);
+/* Single shots of fn (seed 000's way) less shots of nothing, in turn,
+ * prepare (NULL: none) before each, untimed: for what cannot be looped, a
+ * cache miss, or (fresh) a thread's first call, each shot in a new thread. */
+void bench_measure_once(struct row *r, void (*prepare)(void), void (*fn)(void), int shots,
+			bool fresh);
 
-/* Whether cycle counts are available (a hardware counter this process may
- * read); otherwise only ns are reported. */
-bool bench_have_cycles(void);
+/* work(arg) in threads threads started together (ready, where not NULL,
+ * before the barrier): the mean of what they returned. */
+double bench_in_threads(int threads, void (*ready)(void), double (*work)(void *arg), void *arg);
 
-/* A thread's first call of fn: single shots, each in a new thread,
- * minus the same timing around nothing in a new thread; cycles not
- * counted. */
-void bench_measure_first_call(struct bench_result *r, void (*fn)(void), int threads);
+/* A clock's ns, written once and inline where it times: the monotonic
+ * clock, and the calling thread's CPU time (a thread waiting for a CPU
+ * costs nothing). */
+static inline double bench_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
 
-double bench_now_ns(void);
-
-/* GLIBC_TUNABLES with glibc's rseq registration off, the others kept: the
- * environment of a child measured without glibc's area. */
-void bench_glibc_rseq_off(void);
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+#define bench_now_ns() bench_clock_ns(CLOCK_MONOTONIC)
+#define bench_thread_cpu_ns() bench_clock_ns(CLOCK_THREAD_CPUTIME_ID)
 
 #endif /* FASTCPU_BENCH_MEASURE_H */

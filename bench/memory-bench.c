@@ -1,27 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
-/* bench/memory-bench.c: per-CPU memory against the mallocs, side by side. */
+/* bench/memory-bench.c: per-CPU memory against the mallocs, side by side: what it measures, its tables. */
 
 #include <dlfcn.h>
 #include <limits.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "measure.h"
 #include "memory.h"
+#include "runner.h"
 
 static const char usage[] =
-	"usage: fastcpu-memory-bench [--quick] [--rounds N] [--processes N] [--csv-file FILE]\n"
 	"Seed 004's allocator tables in user space: libfastcpu's object cache\n"
 	"against glibc's malloc, jemalloc, mimalloc and tcmalloc (each preloaded\n"
 	"in a process of its own, skipped where not installed) and a global\n"
 	"lock-free list; the counters' footprint before and after per-CPU memory;\n"
 	"the object cache's pair over N fresh processes per rseq setup (20, 5 with\n"
 	"--quick; FASTCPU_BENCH_PROCESSES=N too): best, median and worst.\n";
+
+/* ---- what it measures, in order ----------------------------------------- */
 
 /* Where the system's shared libraries are: libc's own directory, and the
  * same under /usr (merged or not); the first of sonames (':' between) there. */
@@ -43,267 +41,180 @@ static bool find_one(const char *soname, size_t length, char *path, size_t size)
 	       (int)size && access(path, R_OK) == 0;
 }
 
-static bool find_library(const char *sonames, char *path, size_t size)
-{
-	for (const char *s = sonames; *s != '\0'; s += strcspn(s, ":") + (s[strcspn(s, ":")] != 0))
-		if (find_one(s, strcspn(s, ":"), path, size))
-			return true;
-	return false;
-}
-
 /* The shared object each allocator's processes preload ("": none). */
 static char preloads[MEMORY_ALLOCATORS][PATH_MAX];
 
-/* The environment of allocator a's process. */
+static bool find_library(int a)
+{
+	for (const char *s = memory_allocators[a].preload; s && *s != '\0';
+	     s += strcspn(s, ":") + (s[strcspn(s, ":")] != 0))
+		if (find_one(s, strcspn(s, ":"), preloads[a], sizeof(preloads[a])))
+			return true;
+	return memory_allocators[a].preload == NULL;
+}
+
+/* The environments of the processes: an allocator's, its malloc preloaded;
+ * a setup's, glibc's registration off (but for 8 (e)'s glibc's area) and
+ * its backend forced. */
 static void allocator_env(int a)
 {
-	char which[16];
-
-	snprintf(which, sizeof(which), "%d", a);
-	setenv(MEMORY_CHILD, which, 1);
 	if (preloads[a][0] != '\0')
 		setenv("LD_PRELOAD", preloads[a], 1);
 }
 
-/* The environment of setup k's process (Table 8 (d)): glibc's
- * registration off and the setup's backend forced. */
 static void setup_env(int k)
 {
-	char which[16];
-
-	snprintf(which, sizeof(which), "%d", k);
-	setenv(MEMORY_SETUP_CHILD, which, 1);
-	bench_glibc_rseq_off();
-	if (memory_setup_backends[k] != NULL)
-		setenv("FASTCPU_BACKEND", memory_setup_backends[k], 1);
-}
-
-/* The environment of a process of Table 8 (e)'s setup k: this one's, with
- * glibc's registration off for the library's own area. */
-static void spread_env(int k)
-{
-	char which[16];
-
-	snprintf(which, sizeof(which), "%d", k);
-	setenv(MEMORY_SPREAD_CHILD, which, 1);
-	if (k == MEMORY_SPREAD_OWN)
+	if (k != MEMORY_SPREAD)
 		bench_glibc_rseq_off();
+	if (memory_setups[k].backend != NULL)
+		setenv("FASTCPU_BACKEND", memory_setups[k].backend, 1);
 }
 
-/* One round in a new process of this program, its environment made by
- * env(which): its answer, size bytes, in out; false where it gave none or
- * failed. */
-static bool run_child(void (*env)(int which), int which, void *out, size_t size)
+/* The worst forced backend of Table 8 (d). */
+static void across_processes(struct rows *out)
 {
-	int fd[2], status = 0;
-	char fd_text[16];
-	pid_t pid;
-	bool ok;
+	const struct row *worst = NULL;
 
-	if (pipe(fd) != 0)
-		return false;
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		snprintf(fd_text, sizeof(fd_text), "%d", fd[1]);
-		setenv(MEMORY_FD, fd_text, 1);
-		env(which);
-		execl("/proc/self/exe", "fastcpu-memory-bench", (char *)NULL);
-		_exit(127);
+	for (int k = MEMORY_RDPID; k < MEMORY_SPREAD; k++) {
+		const struct row *x = rows_get(out, "8d", 0, "%s.pair_to_glibc", memory_setups[k].key);
+
+		if (x && (worst == NULL || x->median > worst->median))
+			worst = x;
 	}
-	close(fd[1]);
-	ok = pid > 0 && read(fd[0], out, size) == (ssize_t)size;
-	close(fd[0]);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
-	return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	rows_add(out, "aims", "worst_forced_to_glibc",
+		 "objcache pair / glibc's, worst forced backend (8 (d))", 0, UNIT_RATIO, NAN,
+		 row_median(worst));
 }
 
-/* Each field of n rounds (structs of fields doubles, size bytes apart):
- * median and best (least). */
-static void summarise(const void *rounds, size_t size, int n, void *median, void *best)
+static int measure(struct rows *out)
 {
-	size_t fields = size / sizeof(double);
-	double v[64];
-
-	for (size_t f = 0; f < fields; f++) {
-		for (int i = 0; i < n; i++)
-			v[i] = ((const double *)(const void *)((const char *)rounds +
-							(size_t)i * size))[f];
-		bench_best_and_median(v, n, &((double *)best)[f], &((double *)median)[f]);
-	}
-}
-
-/* The options and what follows from them: -1 to go on, else the exit
- * status. */
-static int options(int argc, char **argv, struct memory_settings *s, bool *quick,
-		   const char **csv_file)
-{
-	cpu_set_t all;
-	const char *processes = getenv("FASTCPU_BENCH_PROCESSES");
-
-	s->rounds = 7;
-	s->processes = processes != NULL ? atoi(processes) : 0;
-	*quick = getenv("FASTCPU_BENCH_QUICK") != NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			*quick = true;
-		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
-			s->rounds = atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--processes") == 0 && i + 1 < argc) {
-			s->processes = atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--csv-file") == 0 && i + 1 < argc) {
-			*csv_file = argv[++i];
-		} else {
-			fputs(usage, strcmp(argv[i], "--help") == 0 ? stdout : stderr);
-			return strcmp(argv[i], "--help") == 0 ? 0 : 2;
-		}
-	}
-	if (*quick)
-		s->rounds = 1;
-	if (s->rounds < 1 || s->rounds > 64)
-		s->rounds = 7;
-	if (s->processes < 1 || s->processes > MEMORY_SPREAD_MOST)
-		s->processes = *quick ? 5 : 20;
-	s->pairs = *quick ? 20000 : 200000;
-	s->cold = *quick ? 1L << 16 : 1L << 20;
-	sched_getaffinity(0, sizeof(all), &all);
-	s->crowd = 2 * CPU_COUNT(&all);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		if (CPU_ISSET(cpu, &all)) {
-			s->first_cpu = cpu;
-			break;
-		}
-	return -1;
-}
-
-/* The rounds of every allocator here, going round them in turn; an
- * allocator none of whose rounds ran is absent. */
-static void allocator_rounds(struct memory_report *r)
-{
-	static struct memory_round rounds[MEMORY_ALLOCATORS][64];
-	int count[MEMORY_ALLOCATORS] = { 0 };
+	struct bench_job jobs[MEMORY_ALLOCATORS + MEMORY_SETUPS];
+	int n = 0;
 
 	for (int a = 0; a < MEMORY_ALLOCATORS; a++)
-		r->present[a] = memory_preloads[a] == NULL ||
-				find_library(memory_preloads[a], preloads[a], sizeof(preloads[a]));
-	for (int round = 0; round < r->settings.rounds; round++)
-		for (int k = 0; k < MEMORY_ALLOCATORS; k++) {
-			int a = (k + round) % MEMORY_ALLOCATORS;
-			struct memory_round *m = &rounds[a][count[a]];
-
-			if (r->present[a] && run_child(allocator_env, a, m, sizeof(*m)) &&
-			    m->pair[0] >= 0)
-				count[a]++;
-		}
-	for (int a = 0; a < MEMORY_ALLOCATORS; a++) {
-		r->present[a] = count[a] > 0;
-		if (r->present[a])
-			summarise(rounds[a], sizeof(rounds[a][0]), count[a], &r->median[a],
-				  &r->best[a]);
-	}
+		if (find_library(a))
+			jobs[n++] = (struct bench_job){ "allocator", a, allocator_env };
+	bench_run_jobs(jobs, n, bench.rounds, out);
+	for (int k = 0; k < MEMORY_SETUPS; k++)
+		jobs[k] = (struct bench_job){ "setup", k, setup_env };
+	bench_run_jobs(jobs, MEMORY_SPREAD, bench.rounds, out);
+	bench_run_jobs(jobs + MEMORY_SPREAD, MEMORY_SETUPS - MEMORY_SPREAD, bench.processes, out);
+	across_processes(out);
+	memory_counters_measure(out);
+	return rows_get(out, "8a", 0, "glibc.pair_8") && rows_get(out, "8a", 0, "objcache.pair_8") ? 0 : 1;
 }
 
-/* The rounds of Table 8 (d)'s setups. */
-static void setup_rounds(struct memory_report *r)
+/* ---- its tables ---------------------------------------------------------- */
+
+/* The aims (#33), 64 bytes, one thread pinned, in the order the report
+ * gives them. */
+static const struct aim aims[] = {
+	{ "8a", "objcache_to_floor", 1.25, "objcache pair / the better floor sequence (same process)",
+	  "objcache.pair_64", "objcache.floor_pair_64", NULL },
+	{ "8a", "objcache_to_buffer", 1.25, "objcache pair / librseq's array (buffer) pop+push (#38)",
+	  "objcache.pair_64", "objcache.floor_buffer_pair_64", NULL },
+	{ "8a", "objcache_to_glibc", 0.30, "objcache pair / glibc's (same process)",
+	  "objcache.pair_64", "objcache.glibc_pair_64", NULL },
+	{ "8a", "objcache_to_tcmalloc", 0.50, "objcache pair / tcmalloc's", "objcache.pair_64",
+	  "tcmalloc.pair_64", NULL },
+	{ "8b", "cold_to_tcmalloc", 0.60, "objcache / tcmalloc, cold set, per operation",
+	  "objcache.cold_set", "tcmalloc.cold_set", NULL },
+	{ "8b", "batch_to_jemalloc", 0.50, "objcache / jemalloc, batches of 16", "objcache.batch_16",
+	  "jemalloc.batch_16", NULL },
+	{ "8d", "own_area.pair_to_glibc", 0.35, "objcache pair / glibc's, own area (Table 8 (d))",
+	  NULL, NULL, NULL },
+	{ "aims", "worst_forced_to_glibc", 1.00, NULL, NULL, NULL, NULL },
+	{ "8e", "glibc_area.worst_to_median", 1.30, "worst pair / median over processes, glibc's area",
+	  "glibc_area.objcache_pair_64", NULL, NULL },
+	{ "8e", "own_area.worst_to_median", 1.30, "worst pair / median over processes, own area",
+	  "own_area.objcache_pair_64", NULL, NULL },
+	{ "8a", "objcache.crowded_to_one", 1.30, "objcache pair, 2x CPUs threads / one thread",
+	  NULL, NULL, NULL },
+	{ "8c", "counter_add_to_old", 1.00, "fastcpu_counter_add(): per-CPU memory / FASTCPU_1.2",
+	  "counter.add", "old_counter.add", NULL },
+};
+
+#define SIZES(threads) { "pair_8", "8", threads }, { "pair_16", "16", threads },		\
+	{ "pair_32", "32", threads }, { "pair_64", "64", threads }, { "pair_128", "128", threads }, \
+	{ "pair_256", "256", threads }, { "pair_512", "512", threads },			\
+	{ "pair_1024", "1024", threads }, { "pair_2048", "2048", threads },		\
+	{ "pair_4096", "4096", threads }, { NULL, NULL, 0 }
+
+static const struct view_column one[] = { SIZES(0) }, crowd[] = { SIZES(VIEW_CROWD) }, same[] = {
+	{ "pair_64", "pair", 0 }, { "glibc_pair_64", "glibc", 0 }, { "pair_64_by_cpu", "by CPU", 0 },
+	{ "floor_list_pair_64", "list", 0 }, { "floor_buffer_pair_64", "buffer", 0 },
+	{ NULL, NULL, 0 },
+}, alloc_free[] = {
+	{ "alloc_10000", "alloc", 0 }, { "free_10000", "free", 0 }, { "batch_16", "16, pair", 0 },
+	{ "cold_set", "cold", 0 }, { NULL, NULL, 0 },
+}, setups[] = {
+	{ "objcache_pair_64", "objcache", 0 }, { "glibc_pair_64", "glibc", 0 },
+	{ "pair_to_glibc", "ratio", 0 }, { NULL, NULL, 0 },
+}, spreads[] = {
+	{ "objcache_pair_64", "pair ns", 0 }, { "pair_to_floor", "pair / the floor", 0 },
+	{ "pair_to_glibc", "pair / glibc's", 0 }, { NULL, NULL, 0 },
+}, counters[] = {
+	{ "bytes_per_counter", "bytes", 0 }, { "bytes_touched", "touched", 0 },
+	{ "sum_one", "sum ns", 0 }, { "add", "add ns", 0 }, { NULL, NULL, 0 },
+}, objects[] = {
+	{ "bytes_per_8", "8", 0 }, { "bytes_per_24", "24", 0 }, { "bytes_per_64", "64", 0 },
+	{ "bytes_per_100", "100", 0 }, { "bytes_per_256", "256", 0 }, { NULL, NULL, 0 },
+}, held[] = { { "bytes_held", "2", 2 }, { "bytes_held", "1000", 1000 }, { NULL, NULL, 0 } };
+
+static const struct view views[] = {
+	{ .title = "Table 8 (a): an allocation and its free, one thread pinned, by size; each allocator\n"
+		   "in processes of its own (mallocs preloaded), CPU ns, median of the rounds, loop\n"
+		   "subtracted (list: one global lock-free list per size, every CPU on it)",
+	  .table = "8a", .head = "bytes", .columns = one },
+	{ .title = "In the objcache's process, 64 bytes: its pair, glibc's, the cache by CPU number,\n"
+		   "the floor: librseq's param_test list and buffer (array) pop + push in line",
+	  .table = "8a", .lines = "objcache.", .head = "", .columns = same },
+	{ .title = "Table 8 (a), twice the CPUs' threads at once, CPU ns per pair of each",
+	  .table = "8a", .head = "bytes", .columns = crowd },
+	{ .title = "Table 8 (b), 64 bytes: 10000 allocations, then their frees; 16, then 16 (a pair);\n"
+		   "a cold set taken, freed shuffled, taken again (an operation)",
+	  .table = "8b", .head = "", .columns = alloc_free },
+	{ .title = "Table 8 (d): the object cache without glibc's area against glibc's malloc there,\n"
+		   "each setup a process of its own (glibc's rseq off): pair, 64 bytes, pinned",
+	  .table = "8d", .head = "setup", .columns = setups },
+	{ .title = "Table 8 (e): the objcache pair over fresh processes, 64 bytes, pinned, beside the\n"
+		   "better floor and glibc's pair in each; best, median and worst over them",
+	  .table = "8e", .head = "setup", .columns = spreads, .spread = true },
+	{ .title = "Table 8 (c): a counter's footprint: bytes of address space, bytes touched where\n"
+		   "one thread adds, ns to sum one, fastcpu_counter_add() ns",
+	  .table = "8c", .head = "", .columns = counters },
+	{ .title = "An object's bytes (median distance between neighbours), by size",
+	  .table = "8c", .head = "", .columns = objects },
+	{ .title = "Bytes of 64-byte objects that threads still alive freed (16 each, in turn) and\n"
+		   "the main thread does not get back, by threads",
+	  .table = "8c", .head = "", .columns = held },
+};
+
+
+/* The last aim's line: a counter's bytes against what per-CPU memory takes. */
+static void text(const struct rows *r, FILE *out)
 {
-	static struct memory_setup_round rounds[MEMORY_SETUPS][64];
-	int count[MEMORY_SETUPS] = { 0 };
-
-	for (int round = 0; round < r->settings.rounds; round++)
-		for (int k = 0; k < MEMORY_SETUPS; k++) {
-			struct memory_setup_round *m = &rounds[k][count[k]];
-
-			if (run_child(setup_env, k, m, sizeof(*m)) && m->objcache >= 0)
-				count[k]++;
-		}
-	for (int k = 0; k < MEMORY_SETUPS; k++) {
-		r->setup_ran[k] = count[k] > 0;
-		if (r->setup_ran[k])
-			summarise(rounds[k], sizeof(rounds[k][0]), count[k], &r->setup_median[k],
-				  &r->setup_best[k]);
-	}
+	fprintf(out, "  %-*s %5.1f   aim <= %.0f + a share of chunks\n", REPORT_AIM_WIDTH,
+		"counter bytes (address space) per counter",
+		row_median(rows_get(r, "8c", 0, "counter.bytes_per_counter")),
+		8 * row_median(rows_get(r, "8c", 0, "cid_limit")));
 }
 
-/* v's n values (sorted here) as best, median and worst. */
-static void spread_of(double *v, int n, double stats[SPREAD_STATS])
-{
-	bench_best_and_median(v, n, &stats[SPREAD_BEST], &stats[SPREAD_MEDIAN]);
-	stats[SPREAD_WORST] = v[n - 1];
-}
+/* ---- the program -------------------------------------------------------- */
 
-/* Per-process ratios a / b, -1 where either is missing. */
-static void ratios_of(const double *a, const double *b, int n, double *out)
-{
-	for (int i = 0; i < n; i++)
-		out[i] = a[i] > 0 && b[i] > 0 ? a[i] / b[i] : -1;
-}
-
-/* Table 8 (e): each setup in settings.processes fresh processes, the
- * setups taking turns (which goes first alternating), so that a noisy
- * moment falls on both. */
-static void spread_rounds(struct memory_report *r)
-{
-	static double pair[MEMORY_SPREADS][MEMORY_SPREAD_MOST],
-		floor_ns[MEMORY_SPREADS][MEMORY_SPREAD_MOST],
-		glibc[MEMORY_SPREADS][MEMORY_SPREAD_MOST];
-	double ratio[MEMORY_SPREAD_MOST];
-	int count[MEMORY_SPREADS] = { 0 };
-
-	for (int p = 0; p < r->settings.processes; p++)
-		for (int j = 0; j < MEMORY_SPREADS; j++) {
-			int k = (j + p) % MEMORY_SPREADS;
-			struct memory_spread_round m;
-
-			if (run_child(spread_env, k, &m, sizeof(m)) && m.objcache >= 0) {
-				pair[k][count[k]] = m.objcache;
-				floor_ns[k][count[k]] = m.floor;
-				glibc[k][count[k]] = m.glibc;
-				count[k]++;
-			}
-		}
-	for (int k = 0; k < MEMORY_SPREADS; k++) {
-		struct memory_spread_stats *st = &r->spread[k];
-		int n = count[k];
-
-		st->processes = n;
-		if (n == 0)
-			continue;
-		ratios_of(pair[k], floor_ns[k], n, ratio);
-		spread_of(ratio, n, st->to_floor);
-		ratios_of(pair[k], glibc[k], n, ratio);
-		spread_of(ratio, n, st->to_glibc);
-		spread_of(pair[k], n, st->pair);
-		for (int i = 0; i < n; i++)
-			st->slow += pair[k][i] > 1.30 * st->pair[SPREAD_MEDIAN];
-	}
-}
+static const struct bench_workload workloads[] = {
+	{ "allocator", memory_allocator_workload },
+	{ "setup", memory_setup_workload },
+};
 
 int main(int argc, char **argv)
 {
-	static struct memory_report r;
-	const char *csv_file = NULL;
-	bool quick;
-	int done = options(argc, argv, &r.settings, &quick, &csv_file);
+	static const struct bench_program program = {
+		.name = "fastcpu-memory-bench", .usage = usage, .quick_rounds = 1,
+		.workloads = workloads, .nworkloads = sizeof(workloads) / sizeof(workloads[0]),
+		.measure = measure, .views = views, .nviews = sizeof(views) / sizeof(views[0]),
+		.aims = aims, .naims = sizeof(aims) / sizeof(aims[0]), .text = text,
+	};
 
-	if (done >= 0)
-		return done;
-	memory_child_if_asked(&r.settings);
-	allocator_rounds(&r);
-	setup_rounds(&r);
-	spread_rounds(&r);
-	r.rounds_done = r.settings.rounds;
-	memory_counters_measure(&r.counters, quick);
-	memory_report_text(&r, stdout);
-	if (csv_file != NULL) {
-		FILE *f = fopen(csv_file, "w");
-
-		if (f == NULL) {
-			perror(csv_file);
-			return 1;
-		}
-		memory_report_csv(&r, f);
-		fclose(f);
-	}
-	return r.present[MEMORY_GLIBC] && r.present[MEMORY_OBJCACHE] ? 0 : 1;
+	return bench_main(argc, argv, &program);
 }

@@ -3,14 +3,12 @@
 /* bench/memory-counters.c: what a counter takes, before and after per-CPU memory. */
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "fastcpu.h"
-#include "measure.h"
 #include "memory.h"
+#include "runner.h"
 
 /*
  * Release 0.3's counter (FASTCPU_1.2, still exported for the programs built
@@ -78,12 +76,14 @@ static unsigned long loop_empty(unsigned long iters)
 }
 
 /* Per counter: address space, memory touched by one thread adding to
- * each, and the ns to sum one; the SAMPLE counters freed after. */
-static void footprint(bool old, double *bytes, double *touched, double *sum_ns)
+ * each, and the ns to sum one; the SAMPLE counters freed after. As rows
+ * key.*, named "name: ...". */
+static void footprint(bool old, const char *key, const char *name, struct rows *out)
 {
 	struct fastcpu_counter **c = malloc(SAMPLE * sizeof(*c));
-	double size0, in0, size1, in1, size2, in2, t0;
+	double size0, in0, size1, in1, size2, in2, t0, sum_ns;
 	long total = 0;
+	int from = out->count;
 
 	if (c == NULL)
 		abort();
@@ -101,97 +101,38 @@ static void footprint(bool old, double *bytes, double *touched, double *sum_ns)
 	t0 = bench_now_ns();
 	for (long k = 0; k < SAMPLE; k++)
 		total += old ? old_sum(c[k]) : fastcpu_counter_sum(c[k]);
-	*sum_ns = (bench_now_ns() - t0) / SAMPLE;
+	sum_ns = (bench_now_ns() - t0) / SAMPLE;
 	if (total != SAMPLE)
 		abort();
-	*bytes = (size1 - size0) / SAMPLE;
-	*touched = (in2 - in0) / SAMPLE;
+	rows_add(out, "8c", "bytes_per_counter", "bytes per counter", 0, UNIT_BYTES,
+		 (size1 - size0) / SAMPLE, (size1 - size0) / SAMPLE);
+	rows_add(out, "8c", "bytes_touched", "bytes touched per counter", 0, UNIT_BYTES,
+		 (in2 - in0) / SAMPLE, (in2 - in0) / SAMPLE);
+	rows_add(out, "8c", "sum_one", "summing one", 0, UNIT_NS, sum_ns, sum_ns);
+	rows_prefix(out, from, key, name);
 	for (long k = 0; k < SAMPLE; k++)
 		old ? old_free(c[k]) : fastcpu_counter_free(c[k]);
 	free(c);
 }
 
-/* A million counters, each added to by every thread (2x CPUs), summed,
- * freed. */
-static struct {
-	struct fastcpu_counter **c;
-	long n;
-} million;
-
-static void *add_to_each(void *arg)
+void memory_counters_measure(struct rows *out)
 {
-	long start = (long)(intptr_t)arg;
-
-	for (long k = 0; k < million.n; k++)
-		fastcpu_counter_add(million.c[(k + start * 7919) % million.n], 1);
-	return NULL;
-}
-
-static void million_run(struct memory_counters *m, bool quick)
-{
-	cpu_set_t all;
-	int threads;
-	pthread_t t[256];
-	double t0;
-	bool exact = true;
-
-	sched_getaffinity(0, sizeof(all), &all);
-	threads = 2 * CPU_COUNT(&all) < 256 ? 2 * CPU_COUNT(&all) : 256;
-	million.n = quick ? 100000 : 1000000;
-	million.c = malloc((size_t)million.n * sizeof(*million.c));
-	if (million.c == NULL)
-		abort();
-	t0 = bench_now_ns();
-	for (long k = 0; k < million.n; k++)
-		if ((million.c[k] = fastcpu_counter_new()) == NULL)
-			abort();
-	m->million_new_s = (bench_now_ns() - t0) / 1e9;
-	t0 = bench_now_ns();
-	for (int i = 0; i < threads; i++)
-		if (pthread_create(&t[i], NULL, add_to_each, (void *)(intptr_t)i) != 0)
-			abort();
-	for (int i = 0; i < threads; i++)
-		pthread_join(t[i], NULL);
-	m->million_add_s = (bench_now_ns() - t0) / 1e9;
-	t0 = bench_now_ns();
-	for (long k = 0; k < million.n; k++)
-		exact &= fastcpu_counter_sum(million.c[k]) == threads;
-	m->million_sum_s = (bench_now_ns() - t0) / 1e9;
-	t0 = bench_now_ns();
-	for (long k = 0; k < million.n; k++)
-		fastcpu_counter_free(million.c[k]);
-	m->million_free_s = (bench_now_ns() - t0) / 1e9;
-	m->million = million.n;
-	m->million_threads = threads;
-	m->million_exact = exact;
-	free(million.c);
-}
-
-void memory_counters_measure(struct memory_counters *m, bool quick)
-{
-	struct bench_config cfg = { quick ? 51 : 1001, 1000 };
-	struct bench_result add[3] = {
-		{ .name = "empty", .loop = loop_empty },
-		{ .name = "per-CPU memory", .loop = loop_add_new },
-		{ .name = "FASTCPU_1.2 layout", .loop = loop_add_old },
+	static const struct bench_case add[3] = {
+		{ "empty_loop", "empty loop", loop_empty },
+		{ "counter.add", "counter per-CPU memory: add", loop_add_new },
+		{ "old_counter.add", "counter FASTCPU_1.2: add", loop_add_old },
 	};
 
-	m->cid_limit = fastcpu_cid_limit();
+	rows_add(out, "8c", "cid_limit", "fastcpu_cid_limit()", 0, UNIT_COUNT, fastcpu_cid_limit(),
+		 fastcpu_cid_limit());
 	(void)fastcpu_sched_getcpu();
-	if (!old_counters()) {
-		m->old_bytes = m->old_add_ns = -1;
+	if (!old_counters())
 		return;
-	}
-	footprint(true, &m->old_bytes, &m->old_touched, &m->old_sum_ns);
-	footprint(false, &m->new_bytes, &m->new_touched, &m->new_sum_ns);
+	footprint(true, "old_counter", "counter FASTCPU_1.2", out);
+	footprint(false, "counter", "counter per-CPU memory", out);
 	one_new = fastcpu_counter_new();
 	one_old = old_new();
-	bench_measure(add, 3, &cfg);
-	m->new_add_ns = add[1].median_ns;
-	m->new_add_best = add[1].best_ns;
-	m->old_add_ns = add[2].median_ns;
-	m->old_add_best = add[2].best_ns;
+	bench_measure(add, 3, &bench.cfg, out, "8c");
 	fastcpu_counter_free(one_new);
 	old_free(one_old);
-	million_run(m, quick);
 }

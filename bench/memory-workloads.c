@@ -4,58 +4,40 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fastcpu.h"
 #include "librseq-shaped.h"
-#include "measure.h"
 #include "memory.h"
 #include "private.h"
+#include "runner.h"
 
-const char *const memory_allocator_names[MEMORY_ALLOCATORS] = {
-	"glibc malloc", "jemalloc", "mimalloc", "tcmalloc", "libfastcpu objcache",
-	"global lock-free list",
-};
-const char *const memory_allocator_columns[MEMORY_ALLOCATORS] = {
-	"glibc", "jemalloc", "mimalloc", "tcmalloc", "objcache", "list",
-};
-const char *const memory_preloads[MEMORY_ALLOCATORS] = {
-	NULL, "libjemalloc.so.2", "libmimalloc.so.3:libmimalloc.so.2", "libtcmalloc_minimal.so.4",
-	NULL, NULL,
-};
-const char *const memory_markers[MEMORY_ALLOCATORS] = {
-	NULL, "mallocx", "mi_malloc", "tc_malloc", NULL, NULL,
+const struct memory_allocator_of memory_allocators[MEMORY_ALLOCATORS] = {
+	{ "glibc", "glibc malloc", NULL, NULL },
+	{ "jemalloc", "jemalloc", "libjemalloc.so.2", "mallocx" },
+	{ "mimalloc", "mimalloc", "libmimalloc.so.3:libmimalloc.so.2", "mi_malloc" },
+	{ "tcmalloc", "tcmalloc", "libtcmalloc_minimal.so.4", "tc_malloc" },
+	{ "objcache", "libfastcpu objcache", NULL, NULL },
+	{ "list", "global lock-free list", NULL, NULL },
 };
 const size_t memory_sizes[MEMORY_SIZES] = { 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096 };
 const size_t memory_footprint_sizes[MEMORY_FOOTPRINT_SIZES] = { 8, 24, 64, 100, 256 };
 const int memory_held_threads[MEMORY_HELD_THREADS] = { 2, 1000 };
-const char *const memory_setup_names[MEMORY_SETUPS] = {
-	"own area (glibc's rseq off)", "forced rdpid", "forced vdso", "forced syscall",
-};
-const char *const memory_setup_backends[MEMORY_SETUPS] = { NULL, "rdpid", "vdso", "syscall" };
-const int memory_setup_backend_ids[MEMORY_SETUPS] = {
-	0, FASTCPU_BACKEND_RDPID, FASTCPU_BACKEND_VDSO, FASTCPU_BACKEND_SYSCALL,
-};
-const char *const memory_spread_names[MEMORY_SPREADS] = {
-	"glibc's area", "the library's own area",
-};
-const int memory_spread_backend_ids[MEMORY_SPREADS] = {
-	FASTCPU_BACKEND_RSEQ_GLIBC, FASTCPU_BACKEND_RSEQ_OWN,
+const struct memory_setup_of memory_setups[MEMORY_SETUPS] = {
+	{ "own_area", "own area (glibc's rseq off)", NULL, 0 },
+	{ "forced_rdpid", "forced rdpid", "rdpid", FASTCPU_BACKEND_RDPID },
+	{ "forced_vdso", "forced vdso", "vdso", FASTCPU_BACKEND_VDSO },
+	{ "forced_syscall", "forced syscall", "syscall", FASTCPU_BACKEND_SYSCALL },
+	{ "glibc_area", "glibc's area", NULL, FASTCPU_BACKEND_RSEQ_GLIBC },
+	{ "own_area", "the library's own area", NULL, FASTCPU_BACKEND_RSEQ_OWN },
 };
 
-/*
- * The global lock-free list, the baseline every CPU shares: one head per
- * size, a compare-and-swap each way. The head holds the first object's
- * number and a tag that every change moves on, so that a pop cannot take
- * an object another pop took and pushed back meanwhile (ABA) unless 2^32
- * changes passed in between. Fresh objects come from a reserved region.
- */
+/* The global lock-free list every CPU shares, a head per size, a CAS each
+ * way: the head holds the first object's number and a tag every change
+ * moves on (no ABA unless 2^32 changes in between); fresh objects come from
+ * a reserved region. */
 #define LIST_REGION (1ul << 30)
 
 struct global_list {
@@ -159,30 +141,23 @@ static inline __attribute__((always_inline)) void put(const struct handle *h, vo
 		free(p);
 }
 
-static double thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 /* ---- the workloads ------------------------------------------------------ */
 
-/* The loop alone, per iteration: subtracted from the pairs. */
-static double empty_ns(long n)
+/* The loop alone, per iteration: subtracted from the pairs (out of line,
+ * as at ff75c11, where the compiler chose so). */
+static __attribute__((noinline)) double empty_ns(long n)
 {
-	double t0 = thread_cpu_ns();
+	double t0 = bench_thread_cpu_ns();
 
 	for (long i = 0; i < n; i++)
 		KEEP(i);
-	return (thread_cpu_ns() - t0) / (double)n;
+	return (bench_thread_cpu_ns() - t0) / (double)n;
 }
 
-/* (a) An allocation and its free, n times: CPU ns per pair. */
-/* Each kind's loop keeps its cache or size in a register, as a caller that
- * holds them does: a load of the handle after every sequence would time
- * the benchmark's shape, not the allocator (the floor keeps its lists so). */
+/* (a) An allocation and its free, n times: CPU ns a pair. Each kind's loop
+ * keeps its cache or size in a register, as a caller that holds them does:
+ * a load of the handle after each would time the benchmark's shape, not
+ * the allocator (the floor keeps its lists so). */
 #define PAIRS_LOOP(alloc, free_it)					\
 	for (long i = 0; i < n; i++) {					\
 		void *p = (alloc);					\
@@ -193,60 +168,44 @@ static double empty_ns(long n)
 		free_it;						\
 	}
 
+/* LOOP of h's kind, its cache, list or size held in a local. */
+#define BY_KIND(h, LOOP)							\
+	struct fastcpu_objcache *cache = (h)->cache;				\
+	struct global_list *list = (h)->list;					\
+	size_t size = (h)->size;						\
+	double t0 = bench_thread_cpu_ns();					\
+									\
+	if ((h)->kind == MEMORY_OBJCACHE)					\
+		LOOP(fastcpu_objcache_alloc(cache), fastcpu_objcache_free(cache, p))	\
+	else if ((h)->kind == MEMORY_LIST)					\
+		LOOP(list_pop(list), list_push(list, p))			\
+	else									\
+		LOOP(malloc(size), free(p))
+
 static double pairs(const struct handle *h, long n)
 {
-	struct fastcpu_objcache *cache = h->cache;
-	struct global_list *list = h->list;
-	size_t size = h->size;
-	double t0 = thread_cpu_ns();
-
-	if (h->kind == MEMORY_OBJCACHE)
-		PAIRS_LOOP(fastcpu_objcache_alloc(cache), fastcpu_objcache_free(cache, p))
-	else if (h->kind == MEMORY_LIST)
-		PAIRS_LOOP(list_pop(list), list_push(list, p))
-	else
-		PAIRS_LOOP(malloc(size), free(p))
-	return (thread_cpu_ns() - t0) / (double)n;
+	BY_KIND(h, PAIRS_LOOP)
+	return (bench_thread_cpu_ns() - t0) / (double)n;
 }
 
 struct crowd {
 	const struct handle *h;
 	long n;
-	pthread_barrier_t *start;
-	double ns;
 };
 
-static void *crowd_member(void *arg)
+static double crowd_member(void *arg)
 {
-	struct crowd *c = arg;
+	const struct crowd *c = arg;
 
-	pthread_barrier_wait(c->start);
-	c->ns = pairs(c->h, c->n);
-	return NULL;
+	return pairs(c->h, c->n);
 }
 
 /* The same in threads threads at once, free to move: their mean. */
 static double pairs_crowded(const struct handle *h, long n, int threads)
 {
-	pthread_t t[256];
-	struct crowd c[256];
-	pthread_barrier_t start;
-	double sum = 0;
+	struct crowd c = { h, n };
 
-	if (threads > 256)
-		threads = 256;
-	pthread_barrier_init(&start, NULL, (unsigned int)threads);
-	for (int i = 0; i < threads; i++) {
-		c[i] = (struct crowd){ h, n, &start, 0 };
-		if (pthread_create(&t[i], NULL, crowd_member, &c[i]) != 0)
-			abort();
-	}
-	for (int i = 0; i < threads; i++) {
-		pthread_join(t[i], NULL);
-		sum += c[i].ns;
-	}
-	pthread_barrier_destroy(&start);
-	return sum / threads;
+	return bench_in_threads(threads < 256 ? threads : 256, NULL, crowd_member, &c);
 }
 
 /* 16 allocations, then their 16 frees: CPU ns per pair. */
@@ -264,28 +223,17 @@ static double pairs_crowded(const struct handle *h, long n, int threads)
 
 static double batches(const struct handle *h, long n)
 {
-	struct fastcpu_objcache *cache = h->cache;
-	struct global_list *list = h->list;
-	size_t size = h->size;
 	void *batch[16];
-	double t0 = thread_cpu_ns();
-
-	if (h->kind == MEMORY_OBJCACHE)
-		BATCHES_LOOP(fastcpu_objcache_alloc(cache), fastcpu_objcache_free(cache, p))
-	else if (h->kind == MEMORY_LIST)
-		BATCHES_LOOP(list_pop(list), list_push(list, p))
-	else
-		BATCHES_LOOP(malloc(size), free(p))
-	return (thread_cpu_ns() - t0) / (double)n;
+	BY_KIND(h, BATCHES_LOOP)
+	return (bench_thread_cpu_ns() - t0) / (double)n;
 }
 
 /*
  * The floor of the object cache's pair: the plainest per-CPU sequences of
- * the field, in their own shapes (librseq's param_test list and buffer,
- * bench/librseq-shaped.h), on one object in per-CPU memory by CPU number,
- * in the cache's process (glibc's area, pinned). Each takes the CPU from
- * cpu_id_start before each operation, as librseq does; the area is found
- * once (a floor). x86-64 only: -1 elsewhere or without an area.
+ * the field in their own shapes (librseq's param_test list and buffer,
+ * librseq-shaped.h), on one object in per-CPU memory by CPU number, in the
+ * cache's process; each takes the CPU from cpu_id_start before each
+ * operation, as librseq does; the area found once. x86-64 only: -1 else.
  */
 #ifdef LIBRSEQ_SHAPED_ADD
 struct floor_buffer {
@@ -324,7 +272,7 @@ static double floor_list(long n)
 			first[i * 8] = &first[(i + 1) * 8];
 		*(void **)fastcpu_percpu_ptr(heads, c) = first;
 	}
-	t0 = thread_cpu_ns();
+	t0 = bench_thread_cpu_ns();
 	for (long i = 0; i < n; i++) {
 		void **head, *node, *expect;
 		int cpu, r;
@@ -345,7 +293,7 @@ static double floor_list(long n)
 			*(void **)node = expect;
 		} while (librseq_shaped_list_push(cpu_at, head, expect, node, cpu) != 0);
 	}
-	t0 = (thread_cpu_ns() - t0) / (double)n;
+	t0 = (bench_thread_cpu_ns() - t0) / (double)n;
 out:
 	fastcpu_percpu_free(heads);
 	free(nodes);
@@ -372,7 +320,7 @@ static double floor_buffer(long n)
 		for (int i = 0; i < 64; i++)
 			b->array[b->count++] = nodes[i];
 	}
-	t0 = thread_cpu_ns();
+	t0 = bench_thread_cpu_ns();
 	for (long i = 0; i < n; i++) {
 		struct floor_buffer *b;
 		intptr_t count;
@@ -399,32 +347,16 @@ static double floor_buffer(long n)
 			 librseq_shaped_buffer_push(cpu_at, &b->count, count, &b->array[count], node,
 						    cpu) != 0);
 	}
-	t0 = (thread_cpu_ns() - t0) / (double)n;
+	t0 = (bench_thread_cpu_ns() - t0) / (double)n;
 	for (int c = 0; c < copies; c++)
 		free(((struct floor_buffer *)fastcpu_percpu_ptr(buffers, c))->array);
 	fastcpu_percpu_free(buffers);
 	return t0;
 }
 #else
-static double floor_list(long n)
-{
-	(void)n;
-	return -1;
-}
-
-static double floor_buffer(long n)
-{
-	(void)n;
-	return -1;
-}
+# define floor_list(n) -1.0
+# define floor_buffer(n) -1.0
 #endif
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* (b) 10000 allocations, then their 10000 frees, ten times: the median
  * ns per allocation and per free. */
@@ -433,35 +365,29 @@ static int compare_doubles(const void *a, const void *b)
 static void many(const struct handle *h, double *alloc_ns, double *free_ns)
 {
 	void **p = malloc(MANY * sizeof(*p));
-	double a[10], f[10];
+	double a[10], f[10], best;
 
 	if (p == NULL)
 		abort();
 	for (int r = 0; r < 10; r++) {
-		double t0 = thread_cpu_ns(), t1;
+		double t0 = bench_thread_cpu_ns(), t1;
 
 		for (int i = 0; i < MANY; i++)
 			p[i] = get(h);
-		t1 = thread_cpu_ns();
+		t1 = bench_thread_cpu_ns();
 		for (int i = 0; i < MANY; i++)
 			put(h, p[i]);
 		a[r] = (t1 - t0) / MANY;
-		f[r] = (thread_cpu_ns() - t1) / MANY;
+		f[r] = (bench_thread_cpu_ns() - t1) / MANY;
 	}
-	qsort(a, 10, sizeof(double), compare_doubles);
-	qsort(f, 10, sizeof(double), compare_doubles);
-	*alloc_ns = a[5];
-	*free_ns = f[5];
+	bench_best_and_median(a, 10, &best, alloc_ns);
+	bench_best_and_median(f, 10, &best, free_ns);
 	free(p);
 }
 
-/*
- * (b) The cold set: objects objects of 64 bytes taken, freed in shuffled
- * order, taken again; CPU ns per operation of the free and the second
- * take. The objects stay untouched by the benchmark: what misses the cache
- * is the allocator's own reading or writing of a free object, or of its
- * metadata.
- */
+/* (b) The cold set: objects objects of 64 bytes taken, freed shuffled,
+ * taken again: CPU ns an operation. The benchmark never touches them: what
+ * misses is the allocator's own use of a free object or its metadata. */
 static double cold_set(const struct handle *h, long objects)
 {
 	void **p = malloc((size_t)objects * sizeof(*p));
@@ -480,12 +406,12 @@ static double cold_set(const struct handle *h, long objects)
 		p[i] = p[j];
 		p[j] = t;
 	}
-	t0 = thread_cpu_ns();
+	t0 = bench_thread_cpu_ns();
 	for (long i = 0; i < objects; i++)
 		put(h, p[i]);
 	for (long i = 0; i < objects; i++)
 		p[i] = get(h);
-	t0 = (thread_cpu_ns() - t0) / (double)(2 * objects);
+	t0 = (bench_thread_cpu_ns() - t0) / (double)(2 * objects);
 	for (long i = 0; i < objects; i++)
 		put(h, p[i]);
 	free(p);
@@ -505,26 +431,23 @@ static double bytes_per_object(size_t size)
 {
 	struct handle h = handle_of(size);
 	uintptr_t a[1000];
-	double d[999];
+	double d[999], least, median;
 
 	for (int i = 0; i < 1000; i++)
 		a[i] = (uintptr_t)get(&h);
 	qsort(a, 1000, sizeof(a[0]), compare_addresses);
 	for (int i = 0; i < 999; i++)
 		d[i] = (double)(a[i + 1] - a[i]);
-	qsort(d, 999, sizeof(double), compare_doubles);
+	bench_best_and_median(d, 999, &least, &median);
 	for (int i = 0; i < 1000; i++)
 		put(&h, (void *)a[i]);
-	return d[499];
+	return median;
 }
 
-/*
- * (c) Threads threads, each in its turn taking 16 objects of 64 bytes and
- * freeing them, all still alive; then the main thread takes as many as they
- * all used and more: the bytes of the objects they used that it does not
- * get back are held where it cannot reach them (per-thread caches, another
- * CPU's list).
- */
+/* (c) Threads threads, each in turn taking 16 objects of 64 bytes and
+ * freeing them, all alive; then the main thread takes more than they used:
+ * the bytes of theirs it does not get back are held where it cannot reach
+ * them (per-thread caches, another CPU's list). */
 static struct {
 	pthread_mutex_t turn;
 	pthread_barrier_t done;
@@ -595,135 +518,165 @@ static double held_bytes(int threads)
 	return (double)(distinct > reused ? distinct - reused : 0) * 64;
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	(void)sched_setaffinity(0, sizeof(one), &one);
-}
-
+/* A floor's ns less the loop's, NAN where it did not run (-1). */
 static double less_empty(double ns, double empty)
 {
-	return ns < 0 ? ns : ns - empty;
+	return ns < 0 ? NAN : ns - empty;
+}
+
+/* The better of the two floor sequences (NAN where neither ran). */
+static double better_floor(double list, double buffer)
+{
+	return isnan(list) || buffer < list ? buffer : list;
+}
+
+/* The pairs of one thread, as many as a round takes: opaque to the loops
+ * (noipa), as a setting is; a bound the compiler knows compiles the floors
+ * otherwise (the buffer floor's figure moved 7%). */
+static __attribute__((noipa)) long pairs_of_round(void)
+{
+	return bench.quick ? 20000 : 200000;
+}
+
+/* A row of one round: a single figure. */
+static void figure(struct rows *out, const char *table, const char *key, const char *name,
+		   int threads, enum unit unit, double v)
+{
+	rows_add(out, table, key, name, threads, unit, v, v);
+}
+
+/* The same of a size: keyed key and the size, named name and the size. */
+static void sized(struct rows *out, const char *table, const char *key, const char *name,
+		  size_t size, int threads, enum unit unit, double v)
+{
+	char k[ROW_KEY], n[64];
+
+	snprintf(k, sizeof(k), "%s%zu", key, size);
+	snprintf(n, sizeof(n), "%s%zu", name, size);
+	figure(out, table, k, n, threads, unit, v);
 }
 
 /* In the object cache's process: its floors, its pair by CPU number, and
- * glibc's pair, 64 bytes, pinned. */
-static void same_process(const struct memory_settings *s, double empty, struct memory_round *r)
+ * glibc's pair, 64 bytes, pinned; and their ratios, of this process. */
+static void same_process(double empty, struct rows *out)
 {
 	struct handle by_cpu = handle_of(64), glibc = handle_of_kind(MEMORY_GLIBC, 64);
+	long n = pairs_of_round();
+	double list = less_empty(floor_list(n), empty), buffer = less_empty(floor_buffer(n), empty);
 
-	r->floor_list = less_empty(floor_list(s->pairs), empty);
-	r->floor_buffer = less_empty(floor_buffer(s->pairs), empty);
+	figure(out, "8a", "floor_list_pair_64", "floor: librseq-shaped list pair 64", 0, UNIT_NS, list);
+	figure(out, "8a", "floor_buffer_pair_64", "floor: librseq-shaped buffer pair 64", 0, UNIT_NS,
+	       buffer);
 	fastcpu_private_objcache_index(by_cpu.cache, FASTCPU_BY_CPU);
-	(void)pairs(&by_cpu, s->pairs / 10);
-	r->pair_by_cpu = pairs(&by_cpu, s->pairs) - empty;
-	(void)pairs(&glibc, s->pairs / 10);
-	r->glibc_pair_here = pairs(&glibc, s->pairs) - empty;
+	(void)pairs(&by_cpu, n / 10);
+	figure(out, "8a", "pair_64_by_cpu", "pair 64 by CPU number", 0, UNIT_NS,
+	       pairs(&by_cpu, n) - empty);
+	(void)pairs(&glibc, n / 10);
+	figure(out, "8a", "glibc_pair_64", "glibc pair 64 in this process", 0, UNIT_NS,
+	       pairs(&glibc, n) - empty);
+	figure(out, "8a", "floor_pair_64", "the better floor pair 64", 0, UNIT_NS,
+	       better_floor(list, buffer));
 }
 
-/* A setup's process (Table 8 (d)): the cache's pair and glibc's, 64 bytes,
- * pinned; -1 where the forced backend did not bind. */
-static void setup_child(const struct memory_settings *s, enum memory_setup which, int fd)
+void memory_allocator_workload(int allocator, struct rows *out)
 {
-	struct memory_setup_round r = { -1, -1 };
-	int served, want = memory_setup_backend_ids[which];
-
-	pin(s->first_cpu);
-	served = fastcpu_backend_id() & ~FASTCPU_BACKEND_CACHED;
-	if (want != 0 ? served == want :
-	    served >= FASTCPU_BACKEND_RSEQ_GLIBC && served <= FASTCPU_BACKEND_RSEQ_OWN) {
-		struct handle cache = handle_of_kind(MEMORY_OBJCACHE, 64);
-		struct handle glibc = handle_of_kind(MEMORY_GLIBC, 64);
-		double empty = empty_ns(s->pairs);
-
-		(void)pairs(&cache, s->pairs / 10);
-		(void)pairs(&glibc, s->pairs / 10);
-		r.objcache = pairs(&cache, s->pairs) - empty;
-		r.glibc = pairs(&glibc, s->pairs) - empty;
-	}
-	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
-		_exit(1);
-	_exit(0);
-}
-
-/* A process of Table 8 (e): the cache's pair, the better floor and
- * glibc's pair, 64 bytes, pinned, side by side; -1 where the setup's area
- * is not the thread's. */
-static void spread_child(const struct memory_settings *s, enum memory_spread which, int fd)
-{
-	struct memory_spread_round r = { -1, -1, -1 };
-
-	pin(s->first_cpu);
-	(void)fastcpu_sched_getcpu();
-	if (fastcpu_backend_id() == memory_spread_backend_ids[which]) {
-		struct handle cache = handle_of_kind(MEMORY_OBJCACHE, 64);
-		struct handle glibc = handle_of_kind(MEMORY_GLIBC, 64);
-		double empty = empty_ns(s->pairs), list, buffer;
-
-		(void)pairs(&cache, s->pairs / 10);
-		(void)pairs(&glibc, s->pairs / 10);
-		r.objcache = pairs(&cache, s->pairs) - empty;
-		list = less_empty(floor_list(s->pairs), empty);
-		buffer = less_empty(floor_buffer(s->pairs), empty);
-		r.floor = list < 0 ? buffer : buffer < 0 || list < buffer ? list : buffer;
-		r.glibc = pairs(&glibc, s->pairs) - empty;
-	}
-	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
-		_exit(1);
-	_exit(0);
-}
-
-void memory_child_if_asked(const struct memory_settings *s)
-{
-	const char *which = getenv(MEMORY_CHILD), *fd_text = getenv(MEMORY_FD);
-	struct memory_round r;
-	cpu_set_t all;
+	const struct memory_allocator_of *a = &memory_allocators[allocator];
+	long n = pairs_of_round();
 	double empty;
 
-	if (fd_text != NULL && getenv(MEMORY_SETUP_CHILD) != NULL)
-		setup_child(s, (enum memory_setup)atoi(getenv(MEMORY_SETUP_CHILD)), atoi(fd_text));
-	if (fd_text != NULL && getenv(MEMORY_SPREAD_CHILD) != NULL)
-		spread_child(s, (enum memory_spread)atoi(getenv(MEMORY_SPREAD_CHILD)), atoi(fd_text));
-	if (which == NULL || fd_text == NULL)
-		return;
-	kind = (enum memory_allocator)atoi(which);
-	for (double *v = (double *)(void *)&r; v < (double *)(void *)(&r + 1); v++)
-		*v = -1;
-	if (memory_markers[kind] == NULL || dlsym(RTLD_DEFAULT, memory_markers[kind]) != NULL) {
-		sched_getaffinity(0, sizeof(all), &all);
-		pin(s->first_cpu);
-		(void)fastcpu_sched_getcpu();
-		empty = empty_ns(s->pairs);
-		for (int i = 0; i < MEMORY_SIZES; i++) {
-			struct handle h = handle_of(memory_sizes[i]);
+	kind = (enum memory_allocator)allocator;
+	if (a->marker != NULL && dlsym(RTLD_DEFAULT, a->marker) == NULL)
+		return;		/* not preloaded after all: no rows */
+	bench_pin(bench.first_cpu);
+	(void)fastcpu_sched_getcpu();
+	empty = empty_ns(n);
+	for (int i = 0; i < MEMORY_SIZES; i++) {
+		struct handle h = handle_of(memory_sizes[i]);
 
-			(void)pairs(&h, s->pairs / 10);		/* warm */
-			r.pair[i] = pairs(&h, s->pairs) - empty;
-		}
-		{
-			struct handle h = handle_of(64);
-
-			r.batch16 = batches(&h, s->pairs) - empty;
-			many(&h, &r.many_alloc, &r.many_free);
-			r.cold = cold_set(&h, s->cold);
-		}
-		if (kind == MEMORY_OBJCACHE)
-			same_process(s, empty, &r);
-		for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
-			r.bytes_per_object[i] = bytes_per_object(memory_footprint_sizes[i]);
-		sched_setaffinity(0, sizeof(all), &all);
-		for (int i = 0; i < MEMORY_SIZES; i++) {
-			struct handle h = handle_of(memory_sizes[i]);
-
-			r.pair_crowded[i] = pairs_crowded(&h, s->pairs, s->crowd) - empty;
-		}
-		for (int i = 0; i < MEMORY_HELD_THREADS; i++)
-			r.held_bytes[i] = held_bytes(memory_held_threads[i]);
+		(void)pairs(&h, n / 10);		/* warm */
+		sized(out, "8a", "pair_", "pair ", memory_sizes[i], 0, UNIT_NS,
+		      pairs(&h, n) - empty);
 	}
-	if (write(atoi(fd_text), &r, sizeof(r)) != (ssize_t)sizeof(r))
-		_exit(1);
-	_exit(0);
+	{
+		struct handle h = handle_of(64);
+		double alloc_ns, free_ns;
+
+		figure(out, "8b", "batch_16", "batch of 16", 0, UNIT_NS, batches(&h, n) - empty);
+		many(&h, &alloc_ns, &free_ns);
+		figure(out, "8b", "alloc_10000", "alloc of 10000", 0, UNIT_NS, alloc_ns);
+		figure(out, "8b", "free_10000", "free of 10000", 0, UNIT_NS, free_ns);
+		figure(out, "8b", "cold_set", "cold set per operation", 0, UNIT_NS,
+		       cold_set(&h, bench.quick ? 1L << 16 : 1L << 20));
+	}
+	if (kind == MEMORY_OBJCACHE)
+		same_process(empty, out);
+	for (int i = 0; i < MEMORY_FOOTPRINT_SIZES; i++)
+		sized(out, "8c", "bytes_per_", "bytes per object of ", memory_footprint_sizes[i],
+		      0, UNIT_BYTES, bytes_per_object(memory_footprint_sizes[i]));
+	bench_pin(-1);
+	for (int i = 0; i < MEMORY_SIZES; i++) {
+		struct handle h = handle_of(memory_sizes[i]);
+
+		sized(out, "8a", "pair_", "pair ", memory_sizes[i], 2 * bench.cpus, UNIT_NS,
+		      pairs_crowded(&h, n, 2 * bench.cpus) - empty);
+	}
+	for (int i = 0; i < MEMORY_HELD_THREADS; i++)
+		figure(out, "8c", "bytes_held", "bytes held", memory_held_threads[i], UNIT_BYTES,
+		       held_bytes(memory_held_threads[i]));
+	if (kind == MEMORY_OBJCACHE)
+		rows_ratio(out, "8a", "crowded_to_one", "pair 64, 2x CPUs threads / one thread",
+			   rows_get(out, "8a", 2 * bench.cpus, "pair_64"),
+			   rows_get(out, "8a", 0, "pair_64"), NULL);
+	rows_prefix(out, 0, a->key, a->name);
+}
+
+/* Whether the setup's backend serves this process's thread, the cache
+ * aside; pinned first. */
+static bool served(const struct memory_setup_of *s)
+{
+	int id;
+
+	bench_pin(bench.first_cpu);
+	(void)fastcpu_sched_getcpu();
+	id = fastcpu_backend_id() & ~FASTCPU_BACKEND_CACHED;
+	return s->backend_id != 0 ? id == s->backend_id :
+	       id >= FASTCPU_BACKEND_RSEQ_GLIBC && id <= FASTCPU_BACKEND_RSEQ_OWN;
+}
+
+/* The cache's pair, 64 bytes, pinned, beside glibc's (and with floors,
+ * the better floor sequence's between them) in this process, as rows of
+ * table: and the pair's ratios to them, of this process. */
+static void side_by_side(struct rows *out, const char *table, bool floors)
+{
+	struct handle cache = handle_of_kind(MEMORY_OBJCACHE, 64);
+	struct handle glibc = handle_of_kind(MEMORY_GLIBC, 64);
+	long n = pairs_of_round();
+	double empty = empty_ns(n), list, buffer;
+
+	(void)pairs(&cache, n / 10);
+	(void)pairs(&glibc, n / 10);
+	figure(out, table, "objcache_pair_64", "objcache pair 64", 0, UNIT_NS, pairs(&cache, n) - empty);
+	if (floors) {
+		list = less_empty(floor_list(n), empty);
+		buffer = less_empty(floor_buffer(n), empty);
+		figure(out, table, "floor_pair_64", "the better floor pair 64", 0, UNIT_NS,
+		       better_floor(list, buffer));
+		rows_ratio(out, table, "pair_to_floor", "objcache pair / the better floor",
+			   rows_get(out, table, 0, "objcache_pair_64"),
+			   rows_get(out, table, 0, "floor_pair_64"), NULL);
+	}
+	figure(out, table, "glibc_pair_64", "glibc malloc pair 64", 0, UNIT_NS, pairs(&glibc, n) - empty);
+	rows_ratio(out, table, "pair_to_glibc", "objcache pair / glibc's",
+		   rows_get(out, table, 0, "objcache_pair_64"), rows_get(out, table, 0, "glibc_pair_64"),
+		   NULL);
+}
+
+/* A process of Table 8 (d) or (e); no rows where the forced backend did
+ * not bind, or the setup's area is not the thread's. */
+void memory_setup_workload(int setup, struct rows *out)
+{
+	if (!served(&memory_setups[setup]))
+		return;
+	side_by_side(out, setup < MEMORY_SPREAD ? "8d" : "8e", setup >= MEMORY_SPREAD);
+	rows_prefix(out, 0, memory_setups[setup].key, memory_setups[setup].name);
 }

@@ -3,16 +3,13 @@
 /* bench/preempted.c: the per-CPU lock's holder preempted, with and without the kernel's help. */
 
 #include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 
+#include "fastcpu-bench.h"
 #include "fastcpu.h"
-#include "measure.h"
-#include "preempted.h"
+#include "runner.h"
 
 #define STRIDE 64
 #define PR_RSEQ_SLICE_EXTENSION_ 79	/* Linux 7.0 */
@@ -24,7 +21,12 @@ static struct {
 	volatile int stop;
 	bool extend;
 	pthread_barrier_t start;
-	struct preempted_run run;
+	struct run {
+		long acquisitions;	/* the waiter's */
+		long found_taken;
+		double wait_ns;		/* waiter CPU ns per acquisition */
+		long granted;		/* the holder's: extensions the kernel gave */
+	} run;
 } p;
 
 /* The thread's area's flags word and slice_ctrl bytes, where it has one. */
@@ -36,20 +38,9 @@ static const volatile unsigned char *slice_bytes(void)
 	return *cpu_id >= 0 ? (const volatile unsigned char *)cpu_id : NULL;
 }
 
-static bool enabled_here(void)
-{
-	const volatile unsigned char *a = slice_bytes();
-
-	return a != NULL && (*(const volatile unsigned int *)(const volatile void *)(a + 12) & 0x20);
-}
-
 static void pin_here(void)
 {
-	cpu_set_t one;
-
-	CPU_ZERO(&one);
-	CPU_SET(p.cpu, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	bench_pin(p.cpu);
 	(void)fastcpu_sched_getcpu();
 	(void)prctl(PR_RSEQ_SLICE_EXTENSION_, PR_RSEQ_SLICE_SET_, p.extend ? 1 : 0, 0, 0);
 }
@@ -83,14 +74,6 @@ static void *holder(void *unused)
 	return NULL;
 }
 
-static double thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
 static void *waiter(void *seconds)
 {
 	double until, waited = 0;
@@ -99,13 +82,13 @@ static void *waiter(void *seconds)
 	pthread_barrier_wait(&p.start);
 	until = bench_now_ns() + *(double *)seconds * 1e9;
 	while (bench_now_ns() < until) {
-		double t0 = thread_cpu_ns();
+		double t0 = bench_thread_cpu_ns();
 		int slot = fastcpu_percpu_cmpstore(p.slots, STRIDE, FASTCPU_BY_CPU, 0, 1, NULL);
 
 		if (slot < 0) {
 			p.run.found_taken++;
 			slot = fastcpu_percpu_lock(p.slots, STRIDE, FASTCPU_BY_CPU);
-			waited += thread_cpu_ns() - t0;
+			waited += bench_thread_cpu_ns() - t0;
 		}
 		fastcpu_percpu_unlock(p.slots, STRIDE, slot);
 		p.run.acquisitions++;
@@ -116,8 +99,11 @@ static void *waiter(void *seconds)
 	return NULL;
 }
 
-static void run(bool extend, double seconds, struct preempted_run *out)
+/* One run, its rows keyed ..._with_extension or ..._without_extension. */
+static void run(bool extend, double seconds, struct rows *out)
 {
+	const char *with = extend ? "with" : "without";
+	char key[ROW_KEY], name[96];
 	pthread_t h, w;
 
 	memset(p.slots, 0, (size_t)fastcpu_cid_limit() * STRIDE);
@@ -130,33 +116,48 @@ static void run(bool extend, double seconds, struct preempted_run *out)
 	pthread_join(w, NULL);
 	pthread_join(h, NULL);
 	pthread_barrier_destroy(&p.start);
-	*out = p.run;
+	for (int i = 0; i < 4; i++) {
+		static const char *const what[4][2] = {
+			{ "waiter", "waiter ns per acquisition" }, { "acquisitions", "acquisitions" },
+			{ "found_taken", "found taken" }, { "granted", "extensions granted" },
+		};
+		const double v[4] = { p.run.wait_ns, (double)p.run.acquisitions,
+				      (double)p.run.found_taken, (double)p.run.granted };
+
+		snprintf(key, sizeof(key), "%s_%s_extension", what[i][0], with);
+		snprintf(name, sizeof(name), "%s, %s the extension", what[i][1], with);
+		rows_add(out, "preempted-lock", key, name, 2, i ? UNIT_COUNT : UNIT_NS, v[i], v[i]);
+	}
 }
 
+/* Whether the kernel offers the extension: its flag in the area's flags. */
 static void *probe_offered(void *offered)
 {
+	const volatile unsigned char *a;
+
 	(void)fastcpu_sched_getcpu();
-	*(bool *)offered = enabled_here();
+	a = slice_bytes();
+	*(bool *)offered = a && (*(const volatile unsigned int *)(const volatile void *)(a + 12) & 0x20);
 	return NULL;
 }
 
-void preempted_measure(struct preempted_table *t, double seconds)
+void preempted_measure(int arg, struct rows *out)
 {
-	cpu_set_t all;
+	double seconds = bench.quick ? 0.2 : 1.0;
+	bool offered = false;
 	pthread_t probe;
 
-	memset(t, 0, sizeof(*t));
-	sched_getaffinity(0, sizeof(all), &all);
-	for (p.cpu = 0; p.cpu < CPU_SETSIZE && !CPU_ISSET(p.cpu, &all); p.cpu++)
-		;
+	(void)arg;
+	p.cpu = bench.first_cpu;
 	p.slots = aligned_alloc(STRIDE, (size_t)fastcpu_cid_limit() * STRIDE);
 	if (p.slots == NULL)
 		return;
-	pthread_create(&probe, NULL, probe_offered, &t->offered);
+	pthread_create(&probe, NULL, probe_offered, &offered);
 	pthread_join(probe, NULL);
-	run(false, seconds, &t->off);
-	if (t->offered)
-		run(true, seconds, &t->on);
-	t->ran = true;
+	rows_add(out, "preempted-lock", "extension_offered", "the time-slice extension offered", 2,
+		 UNIT_COUNT, offered, offered);
+	run(false, seconds, out);
+	if (offered)
+		run(true, seconds, out);
 	free(p.slots);
 }

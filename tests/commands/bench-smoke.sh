@@ -6,7 +6,8 @@
 set -eu
 bench=../bench/fastcpu-bench
 out=$($bench --quick --runs 5 --json)
-for key in '"machine"' '"reading"' '"setups"' '"counters"' '"preempted_lock"' '"targets"'; do
+for key in '"machine"' '"rows"' '"table": "reading"' '"table": "setup"' '"table": "counters"' \
+	'"table": "preempted-lock"' '"aims"'; do
 	case $out in
 	*"$key"*) ;;
 	*) echo "bench-smoke.sh: no $key in --json output" >&2; exit 1 ;;
@@ -31,11 +32,11 @@ fi
 ran=$(printf '%s\n' "$rows" | grep -c -e ' rseq (' -e ' rdpid' -e ' vdso' -e ' syscall' || true)
 [ "$ran" -ge 9 ] || { echo "bench-smoke.sh: only $ran rows of the setup table ran" >&2; exit 1; }
 $bench --quick --runs 5 --csv | grep -q '^counters,global_mutex,"global pthread mutex",1,'
-# The JSON whole (a setup row's numbers come from a process of their own:
-# none of its pointers may be followed here), each case with its key.
+# The JSON whole (a setup row's numbers come from a process of their own),
+# each row with its table and key.
 json=$($bench --quick --runs 5 --json)
 printf '%s\n' "$json" | tail -n 1 | grep -qx '}'
-printf '%s\n' "$json" | grep -q '"glibc sched_getcpu()": {"key": "glibc_sched_getcpu", '
+printf '%s\n' "$json" | grep -q '{"table": "reading", "key": "glibc_sched_getcpu", '
 if $bench --bogus 2>/dev/null; then
 	echo "bench-smoke.sh: an unknown option must fail" >&2
 	exit 1
@@ -48,23 +49,25 @@ for line in '^Table 8 (a)' '^Table 8 (b)' '^Table 8 (c)' '^Table 8 (d)' '^Table 
 	    'objcache pair / glibc' "^In the objcache's process" '^The aims' \
 	    "^glibc's area " "^the library's own area " '(fewer than 20: a short run)' \
 	    "worst pair / median over processes, glibc's area" \
-	    'worst pair / median over processes, own area'; do
+	    "worst pair / median over processes, own area"; do
 	printf '%s\n' "$memory" | grep -q "$line" ||
 		{ echo "bench-smoke.sh: the memory benchmark says no '$line'" >&2; exit 1; }
 done
-grep -q '^8a,libfastcpu objcache,pair 64,1,' memory-smoke.csv
-grep -q '^8b,libfastcpu objcache,cold set per operation,1,' memory-smoke.csv
+# Every CSV begins with the key: table,key.
+head -n 1 memory-smoke.csv | grep -q '^table,key,case,threads,best,median,worst,processes,unit$'
+grep -q '^8a,objcache\.pair_64,"libfastcpu objcache: pair 64",0,' memory-smoke.csv
+grep -q '^8b,objcache\.cold_set,' memory-smoke.csv
 # Table 8 (e): best, median and worst over the quick run's 5 processes a
 # setup, each of the 5 run where the setup is here (no rseq under
-# qemu-user; no area of glibc's before 2.35).
-for setup in "glibc's area" "the library's own area"; do
-	printf '%s\n' "$memory" | grep -q "^$setup  *0 n/a: not here" && continue
-	printf '%s\n' "$memory" | grep -q "^$setup  *5 " &&
-	grep -q "^8e,libfastcpu objcache,$setup: pair 64,1,[0-9.]*,[0-9.]*,[0-9.]*,5\$" \
+# qemu-user; no area of glibc's before 2.35: no line).
+for setup in "glibc_area|glibc's area" "own_area|the library's own area"; do
+	key=${setup%%|*} name=${setup#*|}
+	printf '%s\n' "$memory" | grep -q "^$name  " || continue
+	printf '%s\n' "$memory" | grep -q "^$name  *5 " &&
+	grep -q "^8e,$key\.objcache_pair_64,\"$name: objcache pair 64\",0,[0-9.]*,[0-9.]*,[0-9.]*,5,ns\$" \
 		memory-smoke.csv &&
-	grep -q "^8e,libfastcpu objcache,$setup: worst pair / median (ratio),1,.*,5\$" \
-		memory-smoke.csv ||
-		{ echo "bench-smoke.sh: Table 8 (e) has not 5 processes of $setup" >&2; exit 1; }
+	grep -q "^aims,$key\.worst_to_median,.*,5,ratio\$" memory-smoke.csv ||
+		{ echo "bench-smoke.sh: Table 8 (e) has not 5 processes of $name" >&2; exit 1; }
 done
 rm -f memory-smoke.csv
-echo "bench runs: $(printf '%s\n' "$out" | grep -c '_ns')" numbers, and the memory tables
+echo "bench runs: $(printf '%s\n' "$out" | grep -c '"median"') rows, and the memory tables"
