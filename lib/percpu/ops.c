@@ -66,6 +66,20 @@ static inline long upper_slot_at_once(void)
 	return upper_half_known() ? fastcpu_upper_slot_known() : -1;
 }
 
+/* The slot the inline operations change themselves (<fastcpu/plumbing.h>):
+ * known at once, or asked of the fallback out of the way. */
+static __attribute__((noinline)) long upper_slot_asking(void)
+{
+	return upper_half_known() ? (long)fastcpu_upper_slot() : -1;
+}
+
+FASTCPU_EXPORT __attribute__((aligned(64))) long fastcpu_percpu_upper_slot_out_of_line(void)
+{
+	long slot = upper_slot_at_once();
+
+	return likely(slot >= 0) ? slot : upper_slot_asking();
+}
+
 /* A thread that takes the upper half adds atomically with no call while
  * its slot is known: less than an atomic add on the shard of a CPU it asks
  * for first. It starts a cache line, as entry.c's hot entries do. */
