@@ -352,7 +352,7 @@ void cases_reading(struct rows *out)
 	bench_measure(cases, WAYS, &bench.cfg, out, "reading");
 }
 
-void latency_measure(struct rows *out, const char *waited)
+void latency_measure(struct rows *out, const char *waited, const struct bench_config *cfg)
 {
 	struct bench_case add[WAYS] = { { 0 } }, chained[WAYS] = { { 0 } };
 
@@ -366,9 +366,9 @@ void latency_measure(struct rows *out, const char *waited)
 		add[w] = (struct bench_case){ key, name, ways[w].add };
 		chained[w] = (struct bench_case){ key, name, ways[w].chain };
 	}
-	bench_measure(add, WAYS, &bench.cfg, out, waited ? waited : "latency-locked-add");
+	bench_measure(add, WAYS, cfg, out, waited ? waited : "latency-locked-add");
 	if (!waited)
-		bench_measure(chained, WAYS, &bench.cfg, out, "latency-chained-load");
+		bench_measure(chained, WAYS, cfg, out, "latency-chained-load");
 }
 
 /* ---- Table 5: the reads of <fastcpu.h> in a hot loop, against the floor - */

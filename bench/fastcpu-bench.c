@@ -26,7 +26,7 @@ static void reading(int unused, struct rows *out)
 	(void)unused;
 	(void)fastcpu_sched_getcpu();	/* attach this thread first */
 	cases_reading(out);
-	latency_measure(out, NULL);
+	latency_measure(out, NULL, &bench.cfg);
 	loops_measure(out);
 	bench_measure_once(rows_add(out, "first-call", "fastcpu_sched_getcpu",
 				    "first call in a new thread: libfastcpu", 0, UNIT_NS, 0, 0), NULL,
@@ -38,11 +38,15 @@ static void reading(int unused, struct rows *out)
 
 static int measure(struct rows *out)
 {
+	/* What a process's layout and physical placement can move, the aims
+	 * among it: over fresh processes (best, median, worst). */
+	static const struct bench_job each[] = { { "reading", 0, NULL }, { "counters", 0, NULL } };
+
 	bench_pin(bench.first_cpu);
 	/* Table 10 (and 2, 3) first: the children must find nothing bound here. */
 	setups_measure(out);
-	reading(0, out);
-	counters_measure(0, out);
+	bench_run_jobs(each, 2, bench.processes, out);
+	counters_with_threads(out);
 	preempted_measure(0, out);	/* Table 9: the lock's holder preempted */
 	return 0;
 }
@@ -52,28 +56,29 @@ static int measure(struct rows *out)
 /* The aims, in the order the report gives them. */
 static struct aim aims[] = {
 	{ "reading", "sched_getcpu", 1.0, "sched_getcpu(): libfastcpu / glibc",	/* 0.45: init */
-	  "fastcpu_sched_getcpu", "glibc_sched_getcpu", NULL },
+	  "fastcpu_sched_getcpu", "glibc_sched_getcpu", NULL, NULL },
 	{ "reading", "getcpu", 0.5, "getcpu(&c, &n): libfastcpu / glibc", "fastcpu_getcpu",
-	  "glibc_getcpu", NULL },
+	  "glibc_getcpu", NULL, NULL },
 	/* Both cost well under a cycle once the loop is subtracted, so this
 	 * one keeps the loop in (a quarter of an iteration a read). */
 	{ "reading", "current_cpu", 1.2, "fastcpu_current_cpu() / bare rseq load, loop included",
-	  "fastcpu_current_cpu", "rseq_load", "empty_loop" },
+	  "fastcpu_current_cpu", "rseq_load", "empty_loop", NULL },
 	{ "latency-locked-add", "sched_getcpu_waited", 1.0,
 	  "sched_getcpu() + locked add: libfastcpu / glibc excess", "fastcpu_sched_getcpu",
-	  "glibc_sched_getcpu", NULL },
+	  "glibc_sched_getcpu", NULL, NULL },
 	{ "latency-locked-add", "getcpu_waited", 1.0,
 	  "getcpu(&c, &n) + locked add: libfastcpu / glibc excess", "fastcpu_getcpu", "glibc_getcpu",
-	  NULL },
+	  NULL, NULL },
 	{ "counters", "counter_add_to_shard", 0.35, "fastcpu_counter_add() / atomic add on own shard",
-	  "fastcpu_counter_add", "shard_fastcpu_current_cpu", NULL },
-	{ "counters", "counter_add_to_reference", 1.2, "fastcpu_counter_add() / librseq-shaped reference",
-	  "fastcpu_counter_add", "librseq_percpu_add", NULL },
-	{ "aims", "counter_add_crowded", 1.3, NULL, NULL, NULL, NULL },
-	{ "aims", "forced_rdpid.counter_to_shard", 1.0, NULL, NULL, NULL, NULL },
-	{ "aims", "forced_vdso.counter_to_shard", 1.0, NULL, NULL, NULL, NULL },
-	{ "aims", "forced_syscall.counter_to_shard", 1.0, NULL, NULL, NULL, NULL },
-	{ "aims", "setup_highest_cell", SETUP_CELL_MOST, NULL, NULL, NULL, NULL },
+	  "fastcpu_counter_add", "shard_fastcpu_current_cpu", NULL, NULL },
+	{ "counters", "counter_add_to_reference", 1.2,
+	  "fastcpu_counter_add() / librseq-shaped add, rseq_cs cleared", "fastcpu_counter_add",
+	  "librseq_percpu_add_cleared", NULL, "librseq_percpu_add_cleared" },
+	{ "aims", "counter_add_crowded", 1.3, NULL, NULL, NULL, NULL, NULL },
+	{ "aims", "forced_rdpid.counter_to_shard", 1.0, NULL, NULL, NULL, NULL, NULL },
+	{ "aims", "forced_vdso.counter_to_shard", 1.0, NULL, NULL, NULL, NULL, NULL },
+	{ "aims", "forced_syscall.counter_to_shard", 1.0, NULL, NULL, NULL, NULL, NULL },
+	{ "aims", "setup_highest_cell", SETUP_CELL_MOST, NULL, NULL, NULL, NULL, NULL },
 };
 
 static const struct view_column cells[] = {

@@ -25,7 +25,7 @@ void cases_reading(struct rows *out);
  * "latency-locked-add"), the answer indexes a load the next adds ("latency-
  * chained-load"); or (waited not NULL: a setup's process) the locked add of
  * glibc's and the library's calls and the system call only, rows of waited. */
-void latency_measure(struct rows *out, const char *waited);
+void latency_measure(struct rows *out, const char *waited, const struct bench_config *cfg);
 
 /* Table 5, rows of "loop": the inline reads in a loop, with librseq-style
  * reference rows where the thread reads an rseq area: its cpu_id where
@@ -65,7 +65,9 @@ int glibc_sched_getcpu(void);
 	X(COUNTER_PERCPU_GLIBC, "shard_glibc_sched_getcpu", "atomic add, shard of glibc sched_getcpu()") \
 	X(COUNTER_PERCID_FASTCPU, "shard_fastcpu_current_cid",			\
 	  "atomic add, shard of fastcpu_current_cid()")				\
-	X(COUNTER_REFERENCE, "librseq_percpu_add", "librseq-shaped per-CPU add (reference)")
+	X(COUNTER_REFERENCE, "librseq_percpu_add", "librseq-shaped per-CPU add (reference)") \
+	X(COUNTER_REFERENCE_CLEARED, "librseq_percpu_add_cleared",		\
+	  "the same, rseq_cs cleared after it (as the library's are)")
 #define COUNTER_ID_(id, key, name) id,
 enum counter_kind { COUNTER_KINDS_(COUNTER_ID_) COUNTER_KINDS };
 
@@ -75,10 +77,12 @@ enum counter_kind { COUNTER_KINDS_(COUNTER_ID_) COUNTER_KINDS };
 void counters_init(void);
 extern const bench_loop_fn counter_measure_loops[COUNTER_KINDS];
 
-/* Table 4, rows of "counters": one thread pinned (threads 0), then threads
- * free to migrate, 1 to 2x CPUs, the CPU time of each, median of the
- * rounds. A workload (arg unused). */
+/* Table 4, rows of "counters": one thread pinned (threads 0) and the aims
+ * of it, a workload (arg unused) for fresh processes; then, in the calling
+ * process, threads free to migrate, 1 to 2x CPUs, the CPU time of each,
+ * median of the rounds. */
 void counters_measure(int arg, struct rows *out);
+void counters_with_threads(struct rows *out);
 
 /* ---- preempted.c: Table 9, rows of "preempted-lock" ---------------------- */
 

@@ -240,6 +240,7 @@ static void list(FILE *out, const struct report_machine *m, const struct rows *r
 void report_text(const struct report_machine *m, const char *program, const struct rows *r,
 		 const struct view *views, int nviews, const struct aim *aims, int naims, FILE *out)
 {
+	double others = row_median(rows_get(r, "run", 0, "others_cpu_share"));
 	bool over_processes = false;
 
 	fprintf(out, "%s: %s, %d CPUs; %s; %s (rseq %s)\n", program, m->cpu_model, m->cpus,
@@ -249,6 +250,13 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		!m->rseq ? "no (not usable in this process)" :
 		m->rseq_feature_size > 0 ? "yes" : "yes (feature size not advertised: Linux < 6.3)",
 		m->rdpid ? "yes" : "no", m->vdso_getcpu ? "yes" : "no", m->backend);
+	if (others > REPORT_QUIET_MOST)
+		fprintf(out, "NOT QUIET: other processes took %.0f%% of the CPUs' time while this "
+			"measured: a \"%c\" below may be their noise, not the library's\n",
+			100 * others, REPORT_MISSED);
+	else if (!isnan(others))
+		fprintf(out, "quiet: other processes took %.0f%% of the CPUs' time while this "
+			"measured\n", 100 * others);
 	for (const struct row *x = r->at; x < r->at + r->count; x++)
 		over_processes = over_processes || x->processes > 1;
 	fprintf(out, "%d runs of %lu operations a case, interleaved, on CPU %d: best and median, the "
@@ -265,22 +273,24 @@ void report_text(const struct report_machine *m, const char *program, const stru
 			list(out, m, r, v);
 	}
 	fprintf(out, "\nThe aims, measured here: ratio of medians (\"%c\" where missed), its spread\n"
-		"(the runs' quartiles in one process; best to worst over processes), ratio of\n"
-		"bests, and the aim\n", REPORT_MISSED);
+		"(the runs' quartiles in one process; over processes, the least and the greatest\n"
+		"process's), ratio of bests (one process), and the aim\n", REPORT_MISSED);
 	for (int i = 0; i < naims; i++) {
 		const struct row *x = rows_aim(r, &aims[i]);
 		char spread[32] = "(no spread)", best[16] = "best   n/a";
 
 		if (x && !isnan(x->low))
 			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->low, x->high);
-		else if (x && x->processes > 1 && !isnan(x->best))
-			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->best, x->worst);
 		if (x && !isnan(x->best) && x->processes == 1)
 			snprintf(best, sizeof(best), "best %4.2fx", x->best);
 		fprintf(out, "  %-*s", REPORT_AIM_WIDTH, aim_name(&aims[i], x));
 		cell_of(out, 6, &(struct row){ .unit = UNIT_RATIO }, row_median(x), aims[i].most);
 		if (x)
 			fprintf(out, " %-12s  %s ", spread, best);
-		fprintf(out, " aim <= %.2fx\n", aims[i].most);
+		fprintf(out, " aim <= %.2fx", aims[i].most);
+		if (aims[i].floor)
+			fprintf(out, "  (floor %.2f ns)",
+				row_median(rows_get(r, aims[i].table, 0, "%s", aims[i].floor)));
+		fputc('\n', out);
 	}
 }

@@ -25,6 +25,10 @@ struct report_machine {
 	int cpus, pinned, runs, rounds, processes;
 	unsigned long iters;
 };
+/* Where other processes took more of the CPUs' time while a program
+ * measured (its row run.others_cpu_share), the report says the machine was
+ * not quiet. */
+#define REPORT_QUIET_MOST 0.05
 
 /* Every row: CSV, its first line the columns; JSON, the machine, the rows
  * and the aims. */

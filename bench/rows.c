@@ -158,6 +158,8 @@ void rows_fold(const struct rows *in, int processes, struct rows *out)
 		t->best = best[0];
 		t->median = median[n / 2];
 		t->worst = median[n - 1];
+		t->low = median[0];
+		t->high = median[n - 1];
 		for (int k = 0; k < n; k++)
 			t->over += median[k] > 1.30 * t->median;
 	}

@@ -17,8 +17,9 @@ extern const char *const unit_names[];
  * A row: in its table, key names what it measures for machines ([a-z0-9_.],
  * unique with threads, kept when name's words change). best and median (NAN:
  * none) are of the runs of one process, low and high their quartiles; or
- * of processes, then worst is the worst median, over how many took 1.30x
- * the median. Plain data: a process sends its rows whole to another.
+ * of processes, then low and high are the least and the greatest of their
+ * medians, worst the greatest too, over how many took 1.30x the median.
+ * Plain data: a process sends its rows whole to another.
  */
 struct row {
 	char table[24], key[ROW_KEY], name[112];
@@ -67,12 +68,14 @@ void rows_fold(const struct rows *in, int processes, struct rows *out);
  * NULL: a's worst over processes / its median), which rows_aims() adds
  * where r has them and not it: made by the first process with both
  * figures, folded over processes like the rest. name: its words (NULL:
- * its row's).
+ * its row's). floor (NULL: none): the key in table of the floor an aim
+ * restated on one is measured against, whose figure the report gives
+ * beside it.
  */
 struct aim {
 	const char *table, *key;
 	double most;
-	const char *name, *a, *b, *plus;
+	const char *name, *a, *b, *plus, *floor;
 };
 void rows_aims(struct rows *r, const struct aim *aims, int n);
 const struct row *rows_aim(const struct rows *r, const struct aim *aim);

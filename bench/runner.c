@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,6 +95,50 @@ void bench_glibc_rseq_off(void)
 	snprintf(tunables, sizeof(tunables), "%s%sglibc.pthread.rseq=0",
 		 was ? was : "", was && *was ? ":" : "");
 	setenv("GLIBC_TUNABLES", tunables, 1);
+}
+
+/*
+ * Whether the machine was quiet while the program measured: the CPU time
+ * every task took (/proc/stat's busy ticks, a VM's stolen ones among them)
+ * less this program's and its processes', as a share of the time its CPUs
+ * had; NAN where unknown.
+ */
+struct cpu_time {
+	double busy, ours, wall;
+};
+
+static struct cpu_time cpu_time_now(void)
+{
+	unsigned long long v[8] = { 0 };
+	struct cpu_time t = { NAN, 0, 0 };
+	struct rusage self, children;
+	struct timespec now;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+			&v[4], &v[5], &v[6], &v[7]) == 8)
+		t.busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+	if (f)
+		fclose(f);
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &children);
+	t.ours = (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + children.ru_utime.tv_sec +
+			  children.ru_stime.tv_sec) +
+		 (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + children.ru_utime.tv_usec +
+			  children.ru_stime.tv_usec) / 1e6;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t.wall = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	return t;
+}
+
+static double others_share(struct cpu_time before, int cpus)
+{
+	struct cpu_time after = cpu_time_now();
+	double others = (after.busy - before.busy) - (after.ours - before.ours);
+
+	if (isnan(others) || after.wall <= before.wall)
+		return NAN;
+	return others < 0 ? 0 : others / ((after.wall - before.wall) * cpus);
 }
 
 /* ---- jobs in fresh processes -------------------------------------------- */
@@ -232,6 +277,7 @@ int bench_main(int argc, char **argv, const struct bench_program *p)
 	enum format format = TEXT;
 	const char *csv_file = NULL;
 	int status = options(argc, argv, p, &format, &csv_file);
+	struct cpu_time before;
 	FILE *f;
 
 	if (status >= 0)
@@ -240,8 +286,11 @@ int bench_main(int argc, char **argv, const struct bench_program *p)
 	if (p->init)
 		p->init();
 	job_if_asked(p);
+	before = cpu_time_now();
 	status = p->measure(&rows);
 	rows_aims(&rows, p->aims, p->naims);
+	rows_add(&rows, "run", "others_cpu_share", "CPU time other processes took while this measured",
+		 0, UNIT_RATIO, NAN, others_share(before, bench.cpus));
 	describe(&machine);
 	if (csv_file != NULL && (f = fopen(csv_file, "w")) == NULL) {
 		perror(csv_file);

@@ -181,9 +181,11 @@ static void cells(struct rows *out)
 			   of[c][4] ? rows_get(out, "setup", 0, "%s", of[c][4]) : NULL);
 }
 
-/* Everything the setup measures, in the calling thread. */
+/* Everything the setup measures, in the calling thread: a fifth of the
+ * runs, each setup being one of bench.processes fresh processes. */
 static void measure_row(int id, bool counters, struct rows *out)
 {
+	struct bench_config cfg = { bench.cfg.runs / 5 | 1, bench.cfg.iters };
 	/* Where glibc has nothing but the system call (the forced syscall rows:
 	 * a kernel without a vDSO getcpu), plain is that. */
 	bool syscall_plain = setups[id].backend_id == FASTCPU_BACKEND_SYSCALL;
@@ -215,13 +217,13 @@ static void measure_row(int id, bool counters, struct rows *out)
 		set[n++] = (struct bench_case){ "malloc_pair", "malloc+free", malloc_pairs };
 	}
 	served(out, fastcpu_backend(), fastcpu_backend_id());
-	bench_measure(set, n, &bench.cfg, out, "setup");
-	latency_measure(&w, "w");
+	bench_measure(set, n, &cfg, out, "setup");
+	latency_measure(&w, "w", &cfg);
 	waited(out, &w, syscall_plain, getcpu);
 	rows_free(&w);
 	if (forced != 0 && counters)	/* seed 000's MISS (its HIT: sched_getcpu, cache on) */
 		bench_measure_once(rows_add(out, "setup", "miss", "MISS", 0, UNIT_NS, 0, 0), force_miss,
-				   once_fastcpu_sched_getcpu, bench.cfg.runs, false);
+				   once_fastcpu_sched_getcpu, cfg.runs, false);
 	cells(out);
 	if (forced != 0 && fastcpu_backend_id() == forced)	/* where it bound what it forced */
 		rows_ratio(out, "aims", "counter_to_shard", "counter add / atomic add on own shard",
@@ -403,7 +405,7 @@ void setups_measure(struct rows *out)
 	int n = 0;
 
 	/* The run's own setup, as the main-thread rows find it. */
-	bench_run_jobs(&probe, 1, 1, &own);
+	bench_run_jobs(&probe, 1, bench.processes, &own);
 	how = rows_get(&own, "setup", 0, "served");
 	for (int id = 0; id < SETUPS; id++) {
 		const char *why = cannot_run(id, row_median(how));
@@ -419,7 +421,7 @@ void setups_measure(struct rows *out)
 		}
 	}
 	rows_free(&own);
-	bench_run_jobs(jobs, n, 1, out);
+	bench_run_jobs(jobs, n, bench.processes, out);
 	for (int k = 0; k < n; k++)
 		if (rows_get(out, "setup", 0, "%s.served", setups[jobs[k].arg].key) == NULL)
 			not_run(out, jobs[k].arg, "its process failed");
