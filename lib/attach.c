@@ -186,7 +186,10 @@ static void attach(void)
 	enum fastcpu_area_kind k = FASTCPU_AREA_NONE;
 
 	if (!b.use_rseq) {
-		/* the fallback serves every thread */
+		/* the fallback serves every thread: none runs a sequence, and
+		 * where it is RDPID the inline operations read it themselves */
+		if (fastcpu_uncached_fallback() == &fastcpu_backend_rdpid)
+			fastcpu_publish_rdpid_base();
 	} else if (fastcpu_glibc_registered_rseq()) {
 		cpu_id = glibc_cpu_id();
 		publish_glibc_area();

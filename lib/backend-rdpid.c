@@ -9,9 +9,9 @@
 #include "internal.h"
 #include "util.h"
 
-/* Linux stores (node << 12) | cpu in TSC_AUX on every CPU. */
-#define TSC_AUX_CPU_BITS 12
-#define TSC_AUX_CPU_MASK ((1u << TSC_AUX_CPU_BITS) - 1)
+/* Linux stores (node << 12) | cpu in TSC_AUX on every CPU (<fastcpu/plumbing.h>). */
+#define TSC_AUX_CPU_BITS FASTCPU_TSC_AUX_CPU_BITS_
+#define TSC_AUX_CPU_MASK FASTCPU_TSC_AUX_CPU_MASK_
 
 /*
  * Trusted only if the CPU has the instruction and TSC_AUX agrees with the

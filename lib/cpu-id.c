@@ -39,7 +39,10 @@
  * take none (another signature), fastcpu_percpu_upper_cpu_id_offset is
  * that word instead, and fastcpu_percpu_upper_base the upper half's first
  * index, set before it: the inline operations then change the upper half's
- * slot of that CPU atomically, with no call.
+ * slot of that CPU atomically, with no call. fastcpu_percpu_rdpid_base,
+ * where no thread runs sequences and the fallback is RDPID (x86, bind.c),
+ * is that index too: the inline operations then read the CPU with RDPID
+ * themselves, an instruction that costs less than the call.
  *
  * The rule: in every thread, either way, a non-negative value is the cpu_id
  * the kernel keeps for that thread, and a negative one (the anchor, a
@@ -64,6 +67,7 @@ FASTCPU_EXPORT ptrdiff_t fastcpu_cid_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_cpu_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_upper_cpu_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_upper_base;
+FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_rdpid_base;
 struct fastcpu_offsets fastcpu_offsets;
 
 void fastcpu_thread_reads(const volatile int *cpu_id)
@@ -123,6 +127,11 @@ void fastcpu_publish_sequences(void)
 		__atomic_store_n(&fastcpu_offsets.percpu, cpu_id, __ATOMIC_RELAXED);
 		__atomic_store_n(&fastcpu_percpu_cpu_id_offset, cpu_id, __ATOMIC_RELAXED);
 	}
+}
+
+void fastcpu_publish_rdpid_base(void)
+{
+	__atomic_store_n(&fastcpu_percpu_rdpid_base, fastcpu_possible_cpus(), __ATOMIC_RELEASE);
 }
 
 /* The inline operations' upper word: the published cpu_id's, where the

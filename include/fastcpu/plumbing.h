@@ -153,22 +153,48 @@ static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile in
 
 /*
  * Where the inline way finds no area to run a sequence on: the slot of the
- * upper half the calling thread takes, the library's answer (FASTCPU_1.4):
- * its area's CPU where it reads an area that takes no sequences of the
- * library's (another owner's, with another signature), else the thread's
- * fallback's. The caller changes the slot atomically itself, after the
- * call: a locked instruction there waits on less than one inside the call,
- * and than one behind a second test of the thread's words (each load a
- * locked instruction makes the next operation wait on adds to it: 0.25 ns
- * on AMD Zen 5, where the call adds nothing). -1 where the thread may run a
- * sequence or has not attached: the caller then takes the operation out
- * of line whole. (FASTCPU_1.3's programs read the area's CPU at
- * fastcpu_percpu_upper_cpu_id_offset themselves, which stays published.)
+ * upper half the calling thread takes. Its CPU read at
+ * fastcpu_percpu_upper_cpu_id_offset (an area that takes no sequences of
+ * the library's), with no call; else, where no thread of the process
+ * runs sequences and its fallback is RDPID (fastcpu_percpu_rdpid_base,
+ * FASTCPU_1.4: the upper half's first index), read with RDPID in line;
+ * else the library's answer (FASTCPU_1.4). The caller changes the slot atomically itself: a locked instruction
+ * after the call's return waits on less than one inside it. -1 where the
+ * thread may run a sequence or has not attached: the caller then takes the
+ * operation out of line whole.
  */
+extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_rdpid_base;
 FASTCPU_VISIBLE long fastcpu_percpu_upper_slot_out_of_line(void);
+
+/* x86's RDPID: TSC_AUX, which Linux sets to (node << 12) | cpu on every
+ * CPU. The opcode spelled out, so that old assemblers build it too; the
+ * library's own use of it is this one (lib/arch/x86.h). */
+#define FASTCPU_TSC_AUX_CPU_BITS_ 12
+#define FASTCPU_TSC_AUX_CPU_MASK_ ((1u << FASTCPU_TSC_AUX_CPU_BITS_) - 1)
+#if defined(FASTCPU_ARCH_X86) && (defined(__GNUC__) || defined(__clang__))
+# define FASTCPU_RDPID_INLINE_ 1
+static inline unsigned long fastcpu_rdpid_(void)
+{
+	unsigned long aux;
+
+	__asm__ __volatile__(".byte 0xf3, 0x0f, 0xc7, 0xf8" /* rdpid %eax/%rax */
+			     : "=a"(aux));
+	return aux;
+}
+#endif
 
 static inline long fastcpu_percpu_upper_index_(void)
 {
+	int cpu = *fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_upper_cpu_id_offset));
+	long base = (long)fastcpu_published_(&fastcpu_percpu_upper_base);
+
+	if (cpu >= 0 && base > 0)
+		return cpu + base;
+#ifdef FASTCPU_RDPID_INLINE_
+	base = (long)fastcpu_published_(&fastcpu_percpu_rdpid_base);
+	if (base > 0)
+		return (long)(fastcpu_rdpid_() & FASTCPU_TSC_AUX_CPU_MASK_) + base;
+#endif
 	return fastcpu_percpu_upper_slot_out_of_line();
 }
 

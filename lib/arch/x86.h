@@ -9,6 +9,8 @@
 #include <cpuid.h>
 #include <stdbool.h>
 
+#include "fastcpu/plumbing.h"
+
 #define FASTCPU_VDSO_GETCPU	"__vdso_getcpu"
 #define FASTCPU_VDSO_VERSION	"LINUX_2.6"
 #define FASTCPU_VDSO_CLOCK_GETTIME	"__vdso_clock_gettime"
@@ -82,15 +84,10 @@ static inline bool fastcpu_arch_has_rdpid(void)
 	return ecx & (1u << 22);
 }
 
-/* TSC_AUX as Linux sets it: (node << 12) | cpu. The opcode is spelled out so
- * that old assemblers build it too. */
+/* TSC_AUX, as <fastcpu/plumbing.h> reads it for the inline operations. */
 static inline unsigned long fastcpu_arch_rdpid(void)
 {
-	unsigned long aux;
-
-	__asm__ volatile(".byte 0xf3, 0x0f, 0xc7, 0xf8" /* rdpid %eax/%rax */
-			 : "=a"(aux));
-	return aux;
+	return fastcpu_rdpid_();
 }
 
 #ifdef __x86_64__

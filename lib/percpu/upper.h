@@ -38,7 +38,7 @@ FASTCPU_INLINE long fastcpu_upper_slot_known(void)
 	int cpu = *fastcpu_cpu_id_ref, possible;
 
 	if (cpu < 0 && FASTCPU_HAVE_RDPID && fastcpu_fallback() == &fastcpu_backend_rdpid)
-		cpu = (int)(fastcpu_arch_rdpid() & 0xfff);
+		cpu = (int)(fastcpu_arch_rdpid() & FASTCPU_TSC_AUX_CPU_MASK_);
 	if (cpu >= 0) {
 		possible = __atomic_load_n(&fastcpu_possible_cpus_word, __ATOMIC_RELAXED);
 		return possible != 0 ? (long)cpu + possible : -1;

@@ -532,6 +532,53 @@ START_TEST(add_when_nothing_answers)
 END_TEST
 
 /*
+ * A new thread's first add, in line, where the process runs sequences:
+ * the lower half, as the thread's sequences decide (once its area is
+ * known), never RDPID's slot of the upper half, which the inline
+ * operations read themselves only where no thread runs sequences. The
+ * thread once took the upper half unattached wherever RDPID was the
+ * fallback, its own area never registered. Then forced RDPID: the upper.
+ */
+static void *first_add(void *slots)
+{
+	fastcpu_percpu_add(slots, sizeof(long), FASTCPU_BY_CPU, 1);
+	return (void *)(intptr_t)fastcpu_private_runs_sequences();
+}
+
+START_TEST(first_add_takes_the_half_the_thread_decides)
+{
+	int cpu = test_first_allowed(), half;
+	long *slots, *warm;
+	pthread_attr_t attr;
+	pthread_t thread;
+	cpu_set_t one;
+	void *sequences;
+
+	if (_i == 1 && (!test_cpu_has_rdpid() || TEST_RESPAWN("FASTCPU_BACKEND=rdpid")))
+		return;
+	half = fastcpu_cid_limit() / 2;
+	slots = calloc((size_t)fastcpu_cid_limit(), sizeof(*slots));
+	warm = calloc((size_t)fastcpu_cid_limit(), sizeof(*warm));
+	ck_assert(slots != NULL && warm != NULL);
+	fastcpu_percpu_add(warm, sizeof(*warm), FASTCPU_BY_CPU, 1);	/* this thread attached */
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ck_assert_int_eq(pthread_attr_init(&attr), 0);
+	ck_assert_int_eq(pthread_attr_setaffinity_np(&attr, sizeof(one), &one), 0);
+	ck_assert_int_eq(pthread_create(&thread, &attr, first_add, slots), 0);
+	pthread_attr_destroy(&attr);
+	ck_assert_int_eq(pthread_join(thread, &sequences), 0);
+	ck_assert_msg(slots[cpu] == (sequences ? 1 : 0) && slots[cpu + half] == (sequences ? 0 : 1),
+		      "a thread that %s sequences added %ld to its CPU's lower slot, %ld to its upper",
+		      sequences ? "runs" : "runs no", slots[cpu], slots[cpu + half]);
+	if (_i == 1)
+		ck_assert_ptr_null(sequences);
+	free(warm);
+	free(slots);
+}
+END_TEST
+
+/*
  * One thread refused rseq by its own seccomp filter (installed before its
  * first call, so it takes the upper half) while the others run sequences on
  * the lower half: the total stays exact.
@@ -1006,6 +1053,7 @@ Suite *suite_percpu(void)
 	tcase_add_loop_test(tc, lock_waiter_gives_way, 0, 2);
 	test_add_respawning(tc, lock_waiter_cancelled_returns_with_the_lock, 0, 2);
 	tcase_add_test(tc, lock_asks_for_more_time_where_offered);
+	test_add_respawning(tc, first_add_takes_the_half_the_thread_decides, 0, 2);
 	if (test_seccomp_works())
 		test_add_respawning(tc, add_when_nothing_answers, 0, 2);
 	/* glibc aborts a new thread whose rseq registration fails */
