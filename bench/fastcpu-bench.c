@@ -48,6 +48,7 @@ static int measure(struct rows *out)
 	bench_run_jobs(each, 2, bench.processes, out);
 	counters_with_threads(out);
 	preempted_measure(0, out);	/* Table 9: the lock's holder preempted */
+	counter_tree_measure(out);	/* the counter tree (#46), each CPU count a process */
 	return 0;
 }
 
@@ -79,6 +80,30 @@ static struct aim aims[] = {
 	{ "aims", "forced_vdso.counter_to_shard", 1.0, NULL, NULL, NULL, NULL, NULL },
 	{ "aims", "forced_syscall.counter_to_shard", 1.0, NULL, NULL, NULL, NULL, NULL },
 	{ "aims", "setup_highest_cell", SETUP_CELL_MOST, NULL, NULL, NULL, NULL, NULL },
+	/* The counter tree (#46): its add / the library's counter's in the
+	 * process of each count of CPUs, its bound / the kernel tree's; its
+	 * reads at 1,024 CPUs, ns and / here's (the loop in: both near 0). */
+#define TREE_AT(at, words)									\
+	{ "counter-tree", at ".tree_add_to_counter", 1.10,					\
+	  "counter tree add / fastcpu_counter_add(), " words, at ".tree.add_1_thread",		\
+	  at ".fastcpu_counter.add_1_thread", NULL, NULL },					\
+	{ "counter-tree", at ".tree_bound_to_kernel", 1.0, "counter tree bound / the kernel tree's, " \
+	  words, at ".tree.bound", at ".kernel_tree.bound", NULL, NULL }
+	TREE_AT("here", "this machine"), TREE_AT("cpus_64", "64 CPUs"), TREE_AT("cpus_256", "256 CPUs"),
+	TREE_AT("cpus_1024", "1,024 CPUs"),
+	{ "counter-tree", "tree_add_to_leaf", 1.0, "counter tree add / an atomic add on a leaf + carry, "
+	  "sequences off", "here_no_sequences.tree.add_1_thread",
+	  "here_no_sequences.atomic_leaf.add_1_thread", NULL, NULL },
+	{ "counter-tree", "cpus_1024.tree.read_approx", 2.0,
+	  "counter tree approximate read, 1,024 CPUs: ns", NULL, NULL, NULL, NULL },
+	{ "counter-tree", "tree_read_1024_to_here", 1.15, "counter tree approximate read, 1,024 CPUs / "
+	  "here", "cpus_1024.tree.read_approx", "here.tree.read_approx", "here.empty_loop", NULL },
+	{ "counter-tree", "cpus_1024.tree.compare_far", 2.0,
+	  "counter tree compare far from the sum, 1,024 CPUs: ns", NULL, NULL, NULL, NULL },
+	{ "counter-tree", "tree_far_1024_to_here", 1.15, "counter tree compare far, 1,024 CPUs / here",
+	  "cpus_1024.tree.compare_far", "here.tree.compare_far", "here.empty_loop", NULL },
+	{ "counter-tree", "cpus_256.tree.bytes_per_counter", 6144,
+	  "counter tree bytes per counter, 256 CPUs (6 KiB)", NULL, NULL, NULL, NULL },
 };
 
 static const struct view_column cells[] = {
@@ -90,6 +115,14 @@ static const struct view_column cells[] = {
 	{ "getcpu_generic", "generic", 0 }, { "counter_add", "add", 0 },
 	{ "own_shard_atomic", "atomic", 0 }, { "cell_percpu_add", "add/atomic", 0 }, { NULL, NULL, 0 },
 };
+
+/* The counter tree beside the field's counters (#46): a grid of each
+ * operation, a line for each count of CPUs, a column for each counter. */
+#define TREE_VIEW(words, op, threads, ...) { .title = words, .table = "counter-tree", .head = "", \
+	.columns = (const struct view_column[]){ { "tree." op, "tree", threads },		\
+		{ "fastcpu_counter." op, "counter", threads }, { "atomic." op, "atomic", threads }, \
+		{ "percpu_counter." op, "percpu", threads }, { "longadder." op, "LongAdder", threads }, \
+		__VA_ARGS__ { NULL, NULL, 0 } } }
 
 static const struct view views[] = {
 	{ .title = "Table 1: reading the current CPU number, this process: ns per call",
@@ -120,6 +153,19 @@ static const struct view views[] = {
 	{ .title = "Table 9: the per-CPU lock's holder preempted, holder and waiter on one CPU, without\n"
 		   "and with the kernel's time-slice extension (Linux 7.0) where it offers it",
 	  .table = "preempted-lock", .threads = VIEW_ANY },
+	TREE_VIEW("The counter tree (#46) beside fastcpu_counter and this program's own atomic, kernel's\n"
+		  "percpu_counter scheme and LongAdder, each count of possible CPUs in processes of its\n"
+		  "own (FASTCPU_POSSIBLE_CPUS): an add, one thread pinned, ns (the floor without\n"
+		  "sequences: an atomic add on a leaf and the carry)", "add_1_thread", 0,
+		  { "atomic_leaf.add_1_thread", "leaf floor", 0 },),
+	TREE_VIEW("An add, 2x CPUs threads at once, each thread's CPU ns", "add_2x_cpus", VIEW_CROWD),
+	TREE_VIEW("The approximate read (the sum where a counter has no other read), ns", "read_approx", 0),
+	TREE_VIEW("The exact sum, ns", "sum_exact", 0),
+	TREE_VIEW("Compare with a value near the sum, ns", "compare_near", 0),
+	TREE_VIEW("Compare with a value far from it, ns", "compare_far", 0),
+	TREE_VIEW("Bytes per counter (malloc's and per-CPU memory's)", "bytes_per_counter", 0),
+	TREE_VIEW("How far the approximate read may lie from the sum, settled, each way", "bound", 0,
+		  { "kernel_tree.bound", "kernel tree", 0 },),
 };
 
 
@@ -138,6 +184,7 @@ static const struct bench_workload workloads[] = {
 	{ "reading", reading },
 	{ "counters", counters_measure },
 	{ "preempted", preempted_measure },
+	{ "counter-tree", counter_tree_workload },
 };
 
 int main(int argc, char **argv)

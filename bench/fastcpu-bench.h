@@ -105,4 +105,13 @@ void preempted_measure(int arg, struct rows *out);
 void setups_measure(struct rows *out);
 void setups_workload(int id, struct rows *out);
 
+/* ---- tree-counters.c: the counter tree beside the field's counters (#46) - */
+
+/* Rows of "counter-tree" keyed LINE.COUNTER.OP, each LINE (here, cpus_64,
+ * cpus_256, cpus_1024: FASTCPU_POSSIBLE_CPUS; here_no_sequences) from
+ * processes of its own; the workload of one, arg its CPUs (0: the
+ * machine's; -1: the machine's, sequences off). */
+void counter_tree_measure(struct rows *out);
+void counter_tree_workload(int arg, struct rows *out);
+
 #endif /* FASTCPU_BENCH_FASTCPU_BENCH_H */

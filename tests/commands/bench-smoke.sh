@@ -7,7 +7,7 @@ set -eu
 bench=../bench/fastcpu-bench
 out=$($bench --quick --runs 5 --json)
 for key in '"machine"' '"rows"' '"table": "reading"' '"table": "setup"' '"table": "counters"' \
-	'"table": "preempted-lock"' '"aims"'; do
+	'"table": "preempted-lock"' '"table": "counter-tree"' '"aims"'; do
 	case $out in
 	*"$key"*) ;;
 	*) echo "bench-smoke.sh: no $key in --json output" >&2; exit 1 ;;
@@ -31,7 +31,16 @@ fi
 # those.
 ran=$(printf '%s\n' "$rows" | grep -c -e ' rseq (' -e ' rdpid' -e ' vdso' -e ' syscall' || true)
 [ "$ran" -ge 9 ] || { echo "bench-smoke.sh: only $ran rows of the setup table ran" >&2; exit 1; }
-$bench --quick --runs 5 --csv | grep -q '^counters,global_mutex,"global pthread mutex",1,'
+csv=$($bench --quick --runs 5 --csv)
+printf '%s\n' "$csv" | grep -q '^counters,global_mutex,"global pthread mutex",1,'
+# The counter tree's table: a line for each count of CPUs, each from a
+# process of its own.
+for line in here cpus_64 cpus_256 cpus_1024 here_no_sequences; do
+	printf '%s\n' "$csv" | grep -q "^counter-tree,$line\.tree\.add_1_thread,.*,1,ns\$" ||
+		{ echo "bench-smoke.sh: no counter tree add at $line" >&2; exit 1; }
+done
+printf '%s\n' "$csv" | grep -q '^counter-tree,cpus_1024\.kernel_tree\.bound,.*,1,count$'
+printf '%s\n' "$text" | grep -q '^The counter tree (#46)'
 # The JSON whole (a setup row's numbers come from a process of their own),
 # each row with its table and key.
 json=$($bench --quick --runs 5 --json)
