@@ -18,10 +18,11 @@
 /*
  * A tree (<fastcpu/counter-tree.h>; its arithmetic in
  * counter-tree-shape.c): its leaves are a counter (counter.c: a long in
- * every copy of per-CPU memory, 8 bytes a copy), so the sum is the
- * counter's. The tree itself is one allocation of cache lines: what the
- * adders and comparers read (line 0: the leaves, the centre, the bounds,
- * the batch, the shape), the root (line 1, with the list of trees, which
+ * every copy of per-CPU memory, 8 bytes a copy), each word its leaf's value
+ * plus the centre, so the sum is the counter's less the centre of each.
+ * The tree itself is one allocation of cache lines: what the adders and
+ * comparers read (line 0: the leaves, the mask, the batch, the bounds, the
+ * shape), the root (line 1, with the list of trees, which
  * only new and free change), then a line for each node. Over n possible
  * CPUs: 16 * n bytes of leaves and 64 * (2 + nodes), nodes n / 16 + n /
  * 256 + ... where n > 16: 160 bytes at 2 CPUs, 1,408 at 64, 5,248 at 256,
@@ -55,9 +56,15 @@ static struct {
 	struct fastcpu_counter_tree *first;
 } trees = { .lock = FASTCPU_FORK_LOCK_INIT };
 
+static unsigned long centre_of(const struct fastcpu_counter_tree *tree)
+{
+	return fastcpu_counter_tree_centre_(tree->fast.batch);
+}
+
 static struct fastcpu_tree_leaves leaves_of(const struct fastcpu_counter_tree *tree)
 {
-	return (struct fastcpu_tree_leaves){ tree->fast.leaves, FASTCPU_PERCPU_STRIDE };
+	return (struct fastcpu_tree_leaves){ tree->fast.leaves, FASTCPU_PERCPU_STRIDE,
+					     centre_of(tree) };
 }
 
 void fastcpu_counter_trees_before_fork(void)
@@ -123,9 +130,12 @@ FASTCPU_EXPORT struct fastcpu_counter_tree *fastcpu_counter_tree_new_layout_(uns
 		free(tree);
 		return NULL;		/* ENOMEM */
 	}
-	tree->fast.centre = fastcpu_counter_tree_centre_(batch);
+	tree->fast.mask = batch - 1;
 	tree->fast.batch = batch;
 	tree->shape = shape;
+	for (unsigned int i = 0; i < 2 * shape.cpus; i++)	/* every leaf at zero */
+		*fastcpu_percpu_slot_(tree->fast.leaves, FASTCPU_PERCPU_STRIDE, i) =
+			(intptr_t)centre_of(tree);
 	fastcpu_tree_bounds(&shape, batch, &tree->fast.under, &tree->fast.over);
 	enlist(tree);
 	return tree;
@@ -140,8 +150,8 @@ static void carry(struct fastcpu_counter_tree *tree, int index, long old, long v
 {
 	fastcpu_tree_carry_up(&tree->shape, tree->fast.batch, tree->nodes, &tree->root,
 			      (unsigned int)index % tree->shape.cpus,
-			      fastcpu_tree_carry((unsigned long)old, (unsigned long)value,
-						 tree->fast.batch));
+			      fastcpu_tree_carry((unsigned long)old - centre_of(tree),
+						 (unsigned long)value, tree->fast.batch));
 }
 
 FASTCPU_EXPORT void fastcpu_counter_tree_carry_(struct fastcpu_counter_tree *tree, int index,
@@ -159,7 +169,7 @@ FASTCPU_EXPORT void (fastcpu_counter_tree_add)(struct fastcpu_counter_tree *tree
 					      FASTCPU_BY_CPU, (intptr_t)value, &old);
 
 	if (unlikely(fastcpu_counter_tree_crosses_((unsigned long)old, (unsigned long)value,
-						   tree->fast.centre, tree->fast.batch)))
+						   tree->fast.mask)))
 		carry(tree, index, (long)old, value);
 }
 
@@ -179,7 +189,8 @@ FASTCPU_EXPORT void fastcpu_counter_tree_bounds(const struct fastcpu_counter_tre
 
 FASTCPU_EXPORT long fastcpu_counter_tree_sum(const struct fastcpu_counter_tree *tree)
 {
-	return fastcpu_counter_sum(tree->fast.leaves);
+	return (long)((unsigned long)fastcpu_counter_sum(tree->fast.leaves) -
+		      2ul * tree->shape.cpus * centre_of(tree));
 }
 
 FASTCPU_EXPORT int (fastcpu_counter_tree_compare)(const struct fastcpu_counter_tree *tree,

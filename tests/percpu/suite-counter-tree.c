@@ -70,6 +70,8 @@ static bool model_make(struct model *m, unsigned int cpus, unsigned long batch)
 	m->nodes = aligned_alloc(FASTCPU_TREE_LINE, (fastcpu_tree_nodes(&m->shape) + 1) *
 				 sizeof(struct fastcpu_tree_node));
 	ck_assert(m->leaves != NULL && m->nodes != NULL);
+	for (size_t i = 0; i < 2 * (size_t)cpus; i++)	/* each a word: zero plus the centre */
+		m->leaves[i] = (long)fastcpu_counter_tree_centre_(batch);
 	memset(m->nodes, 0, fastcpu_tree_nodes(&m->shape) * sizeof(struct fastcpu_tree_node));
 	return true;
 }
@@ -80,16 +82,25 @@ static void model_free(struct model *m)
 	free(m->nodes);
 }
 
+/* The inline add's test, in each of its forms: by constant 1 and -1 too. */
+static int crosses(unsigned long old, long value, unsigned long mask)
+{
+	if (value == 1)
+		return fastcpu_counter_tree_crosses_(old, 1, mask);
+	if (value == -1)
+		return fastcpu_counter_tree_crosses_(old, -1UL, mask);
+	return fastcpu_counter_tree_crosses_(old, (unsigned long)value, mask);
+}
+
 /* Adds value to leaf; carries unless in_flight (a thread stopped between
  * its leaf and its carry). */
 static void model_add(struct model *m, size_t leaf, long value, bool in_flight)
 {
 	unsigned long old = (unsigned long)m->leaves[leaf];
-	unsigned long carry = fastcpu_tree_carry(old, (unsigned long)value, m->batch);
+	unsigned long carry = fastcpu_tree_carry(old - fastcpu_counter_tree_centre_(m->batch),
+						 (unsigned long)value, m->batch);
 
-	ck_assert_int_eq(carry != 0, fastcpu_counter_tree_crosses_(old, (unsigned long)value,
-							   fastcpu_counter_tree_centre_(m->batch),
-							   m->batch));
+	ck_assert_int_eq(carry != 0, crosses(old, value, m->batch - 1));
 	m->leaves[leaf] = (long)(old + (unsigned long)value);
 	m->added += (unsigned long)value;
 	if (carry != 0 && !in_flight)
@@ -99,7 +110,8 @@ static void model_add(struct model *m, size_t leaf, long value, bool in_flight)
 
 static struct fastcpu_tree_leaves model_leaves(const struct model *m)
 {
-	return (struct fastcpu_tree_leaves){ (const char *)m->leaves, sizeof(long) };
+	return (struct fastcpu_tree_leaves){ (const char *)m->leaves, sizeof(long),
+					     fastcpu_counter_tree_centre_(m->batch) };
 }
 
 static int sign_of_sum_against(long sum, long value)
