@@ -2,6 +2,7 @@
 /* SPDX-FileCopyrightText: 2026 The libfastcpu authors */
 /* bench/report.c: the rows for machines (CSV, JSON) and for people (views of them). */
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,7 +242,7 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		 const struct view *views, int nviews, const struct aim *aims, int naims, FILE *out)
 {
 	double others = row_median(rows_get(r, "run", 0, "others_cpu_share"));
-	bool over_processes = false;
+	int fewest = INT_MAX;	/* processes, of the rows over processes */
 
 	fprintf(out, "%s: %s, %d CPUs; %s; %s (rseq %s)\n", program, m->cpu_model, m->cpus,
 		m->kernel, m->libc, m->glibc_rseq_size > 0 ? "registered by glibc" :
@@ -258,10 +259,14 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		fprintf(out, "quiet: other processes took %.0f%% of the CPUs' time while this "
 			"measured\n", 100 * others);
 	for (const struct row *x = r->at; x < r->at + r->count; x++)
-		over_processes = over_processes || x->processes > 1;
+		if (x->processes > 1)
+			fewest = fewest < x->processes ? fewest : x->processes;
 	fprintf(out, "%d runs of %lu operations a case, interleaved, on CPU %d: best and median, the "
 		"empty loop subtracted; %d rounds", m->runs, m->iters, m->pinned, m->rounds);
-	if (over_processes)
+	if (fewest < INT_MAX && fewest < m->processes)	/* the counter tree's take --rounds */
+		fprintf(out, "; %d to %d processes a row over processes (its processes column)",
+			fewest, m->processes);
+	else if (fewest < INT_MAX)
 		fprintf(out, "; %d processes a row over processes%s", m->processes,
 			m->processes < 20 ? " (fewer than 20: a short run)" : "");
 	fputc('\n', out);
@@ -277,17 +282,27 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		"process's), ratio of bests (one process), and the aim\n", REPORT_MISSED);
 	for (int i = 0; i < naims; i++) {
 		const struct row *x = rows_aim(r, &aims[i]);
-		char spread[32] = "(no spread)", best[16] = "best   n/a";
+		enum unit unit = x ? x->unit : UNIT_RATIO;	/* a figure of its own: ns, bytes */
+		const char *times = unit == UNIT_RATIO ? "x" : "";
+		char spread[32] = "(no spread)", best[24] = "best   n/a";
+		double v = row_median(x);
 
 		if (x && !isnan(x->low))
-			snprintf(spread, sizeof(spread), "(%.2f-%.2fx)", x->low, x->high);
+			snprintf(spread, sizeof(spread), "(%.2f-%.2f%s)", x->low, x->high, times);
 		if (x && !isnan(x->best) && x->processes == 1)
-			snprintf(best, sizeof(best), "best %4.2fx", x->best);
+			snprintf(best, sizeof(best), "best %4.2f%s", x->best, times);
+
 		fprintf(out, "  %-*s", REPORT_AIM_WIDTH, aim_name(&aims[i], x));
-		cell_of(out, 6, &(struct row){ .unit = UNIT_RATIO }, row_median(x), aims[i].most);
+		if (unit == UNIT_RATIO)
+			cell_of(out, 6, &(struct row){ .unit = UNIT_RATIO }, v, aims[i].most);
+		else
+			fprintf(out, " %6.2f%c", v, !isnan(v) && v > aims[i].most ? REPORT_MISSED : ' ');
 		if (x)
 			fprintf(out, " %-12s  %s ", spread, best);
-		fprintf(out, " aim <= %.2fx", aims[i].most);
+		if (unit == UNIT_RATIO)
+			fprintf(out, " aim <= %.2fx", aims[i].most);
+		else
+			fprintf(out, " aim <= %.2f %s", aims[i].most, unit_names[unit]);
 		if (aims[i].floor)
 			fprintf(out, "  (floor %.2f ns)",
 				row_median(rows_get(r, aims[i].table, 0, "%s", aims[i].floor)));

@@ -74,7 +74,7 @@ static void *made(enum impl k)
 	return x;
 }
 
-static inline void add(enum impl k, void *x, long v)
+static inline __attribute__((always_inline)) void add(enum impl k, void *x, long v)
 {
 	struct percpu_counter *p = x;
 	struct cells *c = x;
@@ -127,7 +127,7 @@ static long sum(enum impl k, const void *x)
 
 /* An operation: a read answers at once (the approximation, where a
  * counter has one, else the sum); a comparison from it where it can. */
-static inline long op(enum impl k, enum op o, void *x)
+static inline __attribute__((always_inline)) long op(enum impl k, enum op o, void *x)
 {
 	long v = o == NEAR ? near[k] : FAR_BELOW, s;
 
