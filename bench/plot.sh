@@ -35,6 +35,7 @@ lines() {
 		*) dash=3 ;;
 		esac
 		colour=$(echo $colours | cut -d' ' -f$(((i - 1) % 12 + 1)))
+		title=$(printf '%s' "$title" | sed "s/'/''/g")	# gnuplot's quote in quotes
 		plots="$plots${plots:+, }'$dir/d$i.dat' using 1:2 title '$title' dashtype $dash lw 1.5 lc rgb '$colour'"
 	done <"$dir/$1"
 	echo "$plots"

@@ -40,6 +40,11 @@ for line in here cpus_64 cpus_256 cpus_1024 here_no_sequences; do
 		{ echo "bench-smoke.sh: no counter tree add at $line" >&2; exit 1; }
 done
 printf '%s\n' "$csv" | grep -q '^counter-tree,cpus_1024\.kernel_tree\.bound,.*,1,count$'
+# make bench plots both CSVs (where gnuplot is): a case's words hold
+# quotes ("the library's"), which once ended gnuplot's title early.
+printf '%s\n' "$csv" >bench-smoke.csv
+sh "$FASTCPU_INCLUDE/../bench/plot.sh" bench-smoke.csv bench-smoke.svg >/dev/null ||
+	{ echo "bench-smoke.sh: plot.sh failed on the benchmark's CSV" >&2; exit 1; }
 printf '%s\n' "$text" | grep -q '^The counter tree (#46)'
 # The JSON whole (a setup row's numbers come from a process of their own),
 # each row with its table and key.
@@ -64,6 +69,8 @@ for line in '^Table 8 (a)' '^Table 8 (b)' '^Table 8 (c)' '^Table 8 (d)' '^Table 
 done
 # Every CSV begins with the key: table,key.
 head -n 1 memory-smoke.csv | grep -q '^table,key,case,threads,best,median,worst,processes,unit$'
+sh "$FASTCPU_INCLUDE/../bench/plot.sh" memory-smoke.csv memory-smoke.svg >/dev/null ||
+	{ echo "bench-smoke.sh: plot.sh failed on the memory benchmark's CSV" >&2; exit 1; }
 grep -q '^8a,objcache\.pair_64,"libfastcpu objcache: pair 64",0,' memory-smoke.csv
 grep -q '^8b,objcache\.cold_set,' memory-smoke.csv
 # Table 8 (e): best, median and worst over the quick run's 5 processes a
@@ -78,5 +85,5 @@ for setup in "glibc_area|glibc's area" "own_area|the library's own area"; do
 	grep -q "^aims,$key\.worst_to_median,.*,5,ratio\$" memory-smoke.csv ||
 		{ echo "bench-smoke.sh: Table 8 (e) has not 5 processes of $name" >&2; exit 1; }
 done
-rm -f memory-smoke.csv
+rm -f memory-smoke.csv memory-smoke.svg bench-smoke.csv bench-smoke.svg
 echo "bench runs: $(printf '%s\n' "$out" | grep -c '"median"') rows, and the memory tables"
