@@ -76,6 +76,12 @@ void report_json(const struct report_machine *m, const struct rows *r, const str
 
 #define CELL 9		/* a cell's width */
 
+/* Missed, as printed: a figure that reads 1.00x meets an aim of 1.00x. */
+static bool missed(double v, double most)
+{
+	return !isnan(v) && v >= most + 0.005;
+}
+
 /* A figure in width: a number, or where x is a ratio "1.23x" (the x within
  * width) and a verdict where most > 0; REPORT_ABSENT where NAN. */
 static void cell_of(FILE *out, int width, const struct row *x, double v, double most)
@@ -87,7 +93,7 @@ static void cell_of(FILE *out, int width, const struct row *x, double v, double 
 	else
 		fprintf(out, ratio ? " %*.2fx" : " %*.2f", ratio ? width - 1 : width, v);
 	if (ratio && most > 0)
-		fputc(!isnan(v) && v > most ? REPORT_MISSED : ' ', out);
+		fputc(missed(v, most) ? REPORT_MISSED : ' ', out);
 }
 
 static int threads_of(const struct report_machine *m, int threads)
@@ -296,7 +302,7 @@ void report_text(const struct report_machine *m, const char *program, const stru
 		if (unit == UNIT_RATIO)
 			cell_of(out, 6, &(struct row){ .unit = UNIT_RATIO }, v, aims[i].most);
 		else
-			fprintf(out, " %6.2f%c", v, !isnan(v) && v > aims[i].most ? REPORT_MISSED : ' ');
+			fprintf(out, " %6.2f%c", v, missed(v, aims[i].most) ? REPORT_MISSED : ' ');
 		if (x)
 			fprintf(out, " %-12s  %s ", spread, best);
 		if (unit == UNIT_RATIO)
