@@ -67,6 +67,7 @@ static void at_thread_exit(void *cpu_id)
 	const struct fastcpu_program_owner *o = fastcpu_program_owner();
 
 	fastcpu_thread_reads(NULL);
+	fastcpu_thread_reads_rdpid(false);
 	fastcpu_thread.area = FASTCPU_AREA_NONE;
 	fastcpu_thread.sequences = FASTCPU_SEQUENCES_NO;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -186,10 +187,7 @@ static void attach(void)
 	enum fastcpu_area_kind k = FASTCPU_AREA_NONE;
 
 	if (!b.use_rseq) {
-		/* the fallback serves every thread: none runs a sequence, and
-		 * where it is RDPID the inline operations read it themselves */
-		if (fastcpu_uncached_fallback() == &fastcpu_backend_rdpid)
-			fastcpu_publish_rdpid_base();
+		/* the fallback serves every thread */
 	} else if (fastcpu_glibc_registered_rseq()) {
 		cpu_id = glibc_cpu_id();
 		publish_glibc_area();
@@ -215,6 +213,8 @@ static void attach(void)
 	fastcpu_thread.area = (unsigned char)k;
 	fastcpu_thread.sequences = (unsigned char)sequences_here(o, cpu_id, false);
 	fastcpu_thread_reads(cpu_id);
+	fastcpu_thread_reads_rdpid(cpu_id == NULL &&
+				   fastcpu_uncached_fallback() == &fastcpu_backend_rdpid);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	fastcpu_thread.registering = 0;
 }

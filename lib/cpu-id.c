@@ -39,10 +39,11 @@
  * take none (another signature), fastcpu_percpu_upper_cpu_id_offset is
  * that word instead, and fastcpu_percpu_upper_base the upper half's first
  * index, set before it: the inline operations then change the upper half's
- * slot of that CPU atomically, with no call. fastcpu_percpu_rdpid_base,
- * where no thread runs sequences and the fallback is RDPID (x86, bind.c),
- * is that index too: the inline operations then read the CPU with RDPID
- * themselves, an instruction that costs less than the call.
+ * slot of that CPU atomically, with no call. fastcpu_percpu_rdpid_offset
+ * is a word of each thread's, that index where the thread reads no area
+ * and its fallback is RDPID (x86, bind.c), else 0: the inline operations
+ * of such a thread read the CPU with RDPID themselves, an instruction that
+ * costs less than the call.
  *
  * The rule: in every thread, either way, a non-negative value is the cpu_id
  * the kernel keeps for that thread, and a negative one (the anchor, a
@@ -67,7 +68,8 @@ FASTCPU_EXPORT ptrdiff_t fastcpu_cid_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_cpu_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_upper_cpu_id_offset;
 FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_upper_base;
-FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_rdpid_base;
+FASTCPU_EXPORT ptrdiff_t fastcpu_percpu_rdpid_offset;
+static __thread int rdpid_base __attribute__((tls_model("initial-exec")));
 struct fastcpu_offsets fastcpu_offsets;
 
 void fastcpu_thread_reads(const volatile int *cpu_id)
@@ -129,9 +131,12 @@ void fastcpu_publish_sequences(void)
 	}
 }
 
-void fastcpu_publish_rdpid_base(void)
+void fastcpu_thread_reads_rdpid(bool rdpid)
 {
-	__atomic_store_n(&fastcpu_percpu_rdpid_base, fastcpu_possible_cpus(), __ATOMIC_RELEASE);
+	rdpid_base = rdpid ? fastcpu_possible_cpus() : 0;
+	if (rdpid)
+		__atomic_store_n(&fastcpu_percpu_rdpid_offset, from_anchor(&rdpid_base),
+				 __ATOMIC_RELAXED);
 }
 
 /* The inline operations' upper word: the published cpu_id's, where the

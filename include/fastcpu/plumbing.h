@@ -155,15 +155,15 @@ static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile in
  * Where the inline way finds no area to run a sequence on: the slot of the
  * upper half the calling thread takes. Its CPU read at
  * fastcpu_percpu_upper_cpu_id_offset (an area that takes no sequences of
- * the library's), with no call; else, where no thread of the process
- * runs sequences and its fallback is RDPID (fastcpu_percpu_rdpid_base,
- * FASTCPU_1.4: the upper half's first index), read with RDPID in line;
- * else the library's answer (FASTCPU_1.4). The caller changes the slot atomically itself: a locked instruction
+ * the library's), with no call; else, where the thread reads no area and
+ * its fallback is RDPID, read with RDPID in line (the upper half's first
+ * index in the thread's word at fastcpu_percpu_rdpid_offset, FASTCPU_1.4;
+ * 0 elsewhere); else the library's answer (FASTCPU_1.4). The caller changes the slot atomically itself: a locked instruction
  * after the call's return waits on less than one inside it. -1 where the
  * thread may run a sequence or has not attached: the caller then takes the
  * operation out of line whole.
  */
-extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_rdpid_base;
+extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_rdpid_offset;
 FASTCPU_VISIBLE long fastcpu_percpu_upper_slot_out_of_line(void);
 
 /* x86's RDPID: TSC_AUX, which Linux sets to (node << 12) | cpu on every
@@ -191,7 +191,7 @@ static inline long fastcpu_percpu_upper_index_(void)
 	if (cpu >= 0 && base > 0)
 		return cpu + base;
 #ifdef FASTCPU_RDPID_INLINE_
-	base = (long)fastcpu_published_(&fastcpu_percpu_rdpid_base);
+	base = *fastcpu_tls_word_(fastcpu_published_(&fastcpu_percpu_rdpid_offset));
 	if (base > 0)
 		return (long)(fastcpu_rdpid_() & FASTCPU_TSC_AUX_CPU_MASK_) + base;
 #endif

@@ -535,7 +535,7 @@ END_TEST
  * A new thread's first add, in line, where the process runs sequences:
  * the lower half, as the thread's sequences decide (once its area is
  * known), never RDPID's slot of the upper half, which the inline
- * operations read themselves only where no thread runs sequences. The
+ * operations read themselves only for a thread attached to no area. The
  * thread once took the upper half unattached wherever RDPID was the
  * fallback, its own area never registered. Then forced RDPID: the upper.
  */
