@@ -133,10 +133,15 @@ void fastcpu_publish_sequences(void)
 
 void fastcpu_thread_reads_rdpid(bool rdpid)
 {
+	const volatile int *word = &rdpid_base;
+
 	rdpid_base = rdpid ? fastcpu_possible_cpus() : 0;
+	/* The word's address in a register first: a difference of two TLS
+	 * addresses folded into one instruction is one a static link cannot
+	 * relax (GOTTPOFF in a sub). */
+	__asm__("" : "+r"(word));
 	if (rdpid)
-		__atomic_store_n(&fastcpu_percpu_rdpid_offset, from_anchor(&rdpid_base),
-				 __ATOMIC_RELAXED);
+		__atomic_store_n(&fastcpu_percpu_rdpid_offset, from_anchor(word), __ATOMIC_RELAXED);
 }
 
 /* The inline operations' upper word: the published cpu_id's, where the
