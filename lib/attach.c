@@ -213,8 +213,10 @@ static void attach(void)
 	fastcpu_thread.area = (unsigned char)k;
 	fastcpu_thread.sequences = (unsigned char)sequences_here(o, cpu_id, false);
 	fastcpu_thread_reads(cpu_id);
-	fastcpu_thread_reads_rdpid(cpu_id == NULL &&
-				   fastcpu_uncached_fallback() == &fastcpu_backend_rdpid);
+	/* Wherever RDPID answers the thread: the inline operations ask it only
+	 * where no sequence runs and no area's CPU is known (an owner's area
+	 * never registered, none at all), and its slot is always right. */
+	fastcpu_thread_reads_rdpid(fastcpu_uncached_fallback() == &fastcpu_backend_rdpid);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	fastcpu_thread.registering = 0;
 }

@@ -40,10 +40,10 @@
  * that word instead, and fastcpu_percpu_upper_base the upper half's first
  * index, set before it: the inline operations then change the upper half's
  * slot of that CPU atomically, with no call. fastcpu_percpu_rdpid_offset
- * is a word of each thread's, that index where the thread reads no area
- * and its fallback is RDPID (x86, bind.c), else 0: the inline operations
- * of such a thread read the CPU with RDPID themselves, an instruction that
- * costs less than the call.
+ * is a word of each thread's, that index where the thread's fallback is
+ * RDPID (x86, bind.c), else 0: where neither word above serves, the inline
+ * operations of such a thread read the CPU with RDPID themselves, an
+ * instruction that costs less than the call.
  *
  * The rule: in every thread, either way, a non-negative value is the cpu_id
  * the kernel keeps for that thread, and a negative one (the anchor, a

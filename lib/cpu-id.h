@@ -35,7 +35,7 @@ void fastcpu_publish_sequences(void);
 /* ...or, where they may not, change the upper half's slot of the CPU read
  * there (fastcpu_percpu_upper_cpu_id_offset). */
 void fastcpu_publish_upper(void);
-/* Whether the calling thread, reading no area, asks RDPID: its word at
+/* Whether the calling thread's fallback is RDPID: its word at
  * fastcpu_percpu_rdpid_offset, the upper half's first index or 0. */
 void fastcpu_thread_reads_rdpid(bool rdpid);
 /* What the library's entry points read: its own copy of the published
