@@ -158,10 +158,10 @@ static inline int fastcpu_percpu_index_(enum fastcpu_index by, const volatile in
  * the library's), with no call; else, where the thread's fallback is
  * RDPID, read with RDPID in line (the upper half's first index in the
  * thread's word at fastcpu_percpu_rdpid_offset, FASTCPU_1.4; 0 elsewhere);
- * else the library's answer (FASTCPU_1.4). The caller changes the slot atomically itself: a locked instruction
- * after the call's return waits on less than one inside it. -1 where the
- * thread may run a sequence or has not attached: the caller then takes the
- * operation out of line whole.
+ * else the library's answer (FASTCPU_1.4). The caller changes the slot
+ * atomically itself: a locked instruction after the call's return waits on
+ * less than one inside it. -1 where the thread may run a sequence or has
+ * not attached: the caller then takes the operation out of line whole.
  */
 extern FASTCPU_VISIBLE ptrdiff_t fastcpu_percpu_rdpid_offset;
 FASTCPU_VISIBLE long fastcpu_percpu_upper_slot_out_of_line(void);

@@ -115,11 +115,10 @@ void fastcpu_tree_carry_up(const struct fastcpu_tree_shape *shape, unsigned long
 	__atomic_fetch_add((unsigned long *)(void *)root, carry, __ATOMIC_RELAXED);
 }
 
-/* Leaf i's value. */
 static unsigned long leaf(struct fastcpu_tree_leaves leaves, size_t i)
 {
 	return __atomic_load_n((const unsigned long *)(const void *)(leaves.at + i * leaves.stride),
-			       __ATOMIC_RELAXED) - leaves.bias;
+			       __ATOMIC_RELAXED);
 }
 
 void fastcpu_tree_settle(const struct fastcpu_tree_shape *shape, unsigned long batch,

@@ -74,12 +74,10 @@ void fastcpu_tree_carry_up(const struct fastcpu_tree_shape *shape, unsigned long
 			   struct fastcpu_tree_node *nodes, long *root, unsigned int cpu,
 			   unsigned long carry);
 
-/* The leaves, leaf i's word at leaves + i * stride: its value plus bias
- * (<fastcpu/counter-tree.h>: the centre of the leaves' batch). */
+/* The leaves, leaf i at leaves + i * stride. */
 struct fastcpu_tree_leaves {
 	const char *at;
 	size_t stride;
-	unsigned long bias;
 };
 
 /* Every node and the root as the leaves make them when every carry has

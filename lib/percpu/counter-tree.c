@@ -18,11 +18,10 @@
 /*
  * A tree (<fastcpu/counter-tree.h>; its arithmetic in
  * counter-tree-shape.c): its leaves are a counter (counter.c: a long in
- * every copy of per-CPU memory, 8 bytes a copy), each word its leaf's value
- * plus the centre, so the sum is the counter's less the centre of each.
- * The tree itself is one allocation of cache lines: what the adders and
- * comparers read (line 0: the leaves, the mask, the batch, the bounds, the
- * shape), the root (line 1, with the list of trees, which
+ * every copy of per-CPU memory, 8 bytes a copy), so the sum is the
+ * counter's. The tree itself is one allocation of cache lines: what the
+ * adders and comparers read (line 0: the leaves, half the batch, the mask,
+ * the bounds, the shape), the root (line 1, with the list of trees, which
  * only new and free change), then a line for each node. Over n possible
  * CPUs: 16 * n bytes of leaves and 64 * (2 + nodes), nodes n / 16 + n /
  * 256 + ... where n > 16: 160 bytes at 2 CPUs, 1,408 at 64, 5,248 at 256,
@@ -56,15 +55,14 @@ static struct {
 	struct fastcpu_counter_tree *first;
 } trees = { .lock = FASTCPU_FORK_LOCK_INIT };
 
-static unsigned long centre_of(const struct fastcpu_counter_tree *tree)
+static unsigned long batch_of(const struct fastcpu_counter_tree *tree)
 {
-	return fastcpu_counter_tree_centre_(tree->fast.batch);
+	return tree->fast.mask + 1;
 }
 
 static struct fastcpu_tree_leaves leaves_of(const struct fastcpu_counter_tree *tree)
 {
-	return (struct fastcpu_tree_leaves){ tree->fast.leaves, FASTCPU_PERCPU_STRIDE,
-					     centre_of(tree) };
+	return (struct fastcpu_tree_leaves){ tree->fast.leaves, FASTCPU_PERCPU_STRIDE };
 }
 
 void fastcpu_counter_trees_before_fork(void)
@@ -75,7 +73,7 @@ void fastcpu_counter_trees_before_fork(void)
 void fastcpu_counter_trees_after_fork(bool child)
 {
 	for (struct fastcpu_counter_tree *t = trees.first; child && t != NULL; t = t->next)
-		fastcpu_tree_settle(&t->shape, t->fast.batch, leaves_of(t), t->nodes, &t->root);
+		fastcpu_tree_settle(&t->shape, batch_of(t), leaves_of(t), t->nodes, &t->root);
 	fastcpu_fork_lock_after(&trees.lock);
 }
 
@@ -130,12 +128,9 @@ FASTCPU_EXPORT struct fastcpu_counter_tree *fastcpu_counter_tree_new_layout_(uns
 		free(tree);
 		return NULL;		/* ENOMEM */
 	}
+	tree->fast.half = batch / 2;
 	tree->fast.mask = batch - 1;
-	tree->fast.batch = batch;
 	tree->shape = shape;
-	for (unsigned int i = 0; i < 2 * shape.cpus; i++)	/* every leaf at zero */
-		*fastcpu_percpu_slot_(tree->fast.leaves, FASTCPU_PERCPU_STRIDE, i) =
-			(intptr_t)centre_of(tree);
 	fastcpu_tree_bounds(&shape, batch, &tree->fast.under, &tree->fast.over);
 	enlist(tree);
 	return tree;
@@ -148,10 +143,10 @@ FASTCPU_EXPORT struct fastcpu_counter_tree *(fastcpu_counter_tree_new)(unsigned 
 
 static void carry(struct fastcpu_counter_tree *tree, int index, long old, long value)
 {
-	fastcpu_tree_carry_up(&tree->shape, tree->fast.batch, tree->nodes, &tree->root,
+	fastcpu_tree_carry_up(&tree->shape, batch_of(tree), tree->nodes, &tree->root,
 			      (unsigned int)index % tree->shape.cpus,
-			      fastcpu_tree_carry((unsigned long)old - centre_of(tree),
-						 (unsigned long)value, tree->fast.batch));
+			      fastcpu_tree_carry((unsigned long)old, (unsigned long)value,
+						 batch_of(tree)));
 }
 
 FASTCPU_EXPORT void fastcpu_counter_tree_carry_(struct fastcpu_counter_tree *tree, int index,
@@ -169,7 +164,7 @@ FASTCPU_EXPORT void (fastcpu_counter_tree_add)(struct fastcpu_counter_tree *tree
 					      FASTCPU_BY_CPU, (intptr_t)value, &old);
 
 	if (unlikely(fastcpu_counter_tree_crosses_((unsigned long)old, (unsigned long)value,
-						   tree->fast.mask)))
+						   tree->fast.half, tree->fast.mask)))
 		carry(tree, index, (long)old, value);
 }
 
@@ -189,8 +184,7 @@ FASTCPU_EXPORT void fastcpu_counter_tree_bounds(const struct fastcpu_counter_tre
 
 FASTCPU_EXPORT long fastcpu_counter_tree_sum(const struct fastcpu_counter_tree *tree)
 {
-	return (long)((unsigned long)fastcpu_counter_sum(tree->fast.leaves) -
-		      2ul * tree->shape.cpus * centre_of(tree));
+	return fastcpu_counter_sum(tree->fast.leaves);
 }
 
 FASTCPU_EXPORT int (fastcpu_counter_tree_compare)(const struct fastcpu_counter_tree *tree,
@@ -217,6 +211,6 @@ FASTCPU_EXPORT void fastcpu_counter_tree_free(struct fastcpu_counter_tree *tree)
 
 FASTCPU_EXPORT bool fastcpu_private_counter_tree_settled(const struct fastcpu_counter_tree *tree)
 {
-	return fastcpu_tree_settled(&tree->shape, tree->fast.batch, leaves_of(tree), tree->nodes,
+	return fastcpu_tree_settled(&tree->shape, batch_of(tree), leaves_of(tree), tree->nodes,
 				    __atomic_load_n(&tree->root, __ATOMIC_RELAXED));
 }

@@ -70,8 +70,6 @@ static bool model_make(struct model *m, unsigned int cpus, unsigned long batch)
 	m->nodes = aligned_alloc(FASTCPU_TREE_LINE, (fastcpu_tree_nodes(&m->shape) + 1) *
 				 sizeof(struct fastcpu_tree_node));
 	ck_assert(m->leaves != NULL && m->nodes != NULL);
-	for (size_t i = 0; i < 2 * (size_t)cpus; i++)	/* each a word: zero plus the centre */
-		m->leaves[i] = (long)fastcpu_counter_tree_centre_(batch);
 	memset(m->nodes, 0, fastcpu_tree_nodes(&m->shape) * sizeof(struct fastcpu_tree_node));
 	return true;
 }
@@ -83,13 +81,13 @@ static void model_free(struct model *m)
 }
 
 /* The inline add's test, in each of its forms: by constant 1 and -1 too. */
-static int crosses(unsigned long old, long value, unsigned long mask)
+static int crosses(unsigned long old, long value, unsigned long half, unsigned long mask)
 {
 	if (value == 1)
-		return fastcpu_counter_tree_crosses_(old, 1, mask);
+		return fastcpu_counter_tree_crosses_(old, 1, half, mask);
 	if (value == -1)
-		return fastcpu_counter_tree_crosses_(old, -1UL, mask);
-	return fastcpu_counter_tree_crosses_(old, (unsigned long)value, mask);
+		return fastcpu_counter_tree_crosses_(old, -1UL, half, mask);
+	return fastcpu_counter_tree_crosses_(old, (unsigned long)value, half, mask);
 }
 
 /* Adds value to leaf; carries unless in_flight (a thread stopped between
@@ -97,10 +95,9 @@ static int crosses(unsigned long old, long value, unsigned long mask)
 static void model_add(struct model *m, size_t leaf, long value, bool in_flight)
 {
 	unsigned long old = (unsigned long)m->leaves[leaf];
-	unsigned long carry = fastcpu_tree_carry(old - fastcpu_counter_tree_centre_(m->batch),
-						 (unsigned long)value, m->batch);
+	unsigned long carry = fastcpu_tree_carry(old, (unsigned long)value, m->batch);
 
-	ck_assert_int_eq(carry != 0, crosses(old, value, m->batch - 1));
+	ck_assert_int_eq(carry != 0, crosses(old, value, m->batch / 2, m->batch - 1));
 	m->leaves[leaf] = (long)(old + (unsigned long)value);
 	m->added += (unsigned long)value;
 	if (carry != 0 && !in_flight)
@@ -110,8 +107,7 @@ static void model_add(struct model *m, size_t leaf, long value, bool in_flight)
 
 static struct fastcpu_tree_leaves model_leaves(const struct model *m)
 {
-	return (struct fastcpu_tree_leaves){ (const char *)m->leaves, sizeof(long),
-					     fastcpu_counter_tree_centre_(m->batch) };
+	return (struct fastcpu_tree_leaves){ (const char *)m->leaves, sizeof(long) };
 }
 
 static int sign_of_sum_against(long sum, long value)
@@ -603,6 +599,44 @@ START_TEST(tree_fork_child_settled)
 }
 END_TEST
 
+/*
+ * A tree made at 1,024 possible CPUs touches no copy of per-CPU memory
+ * (a copy never touched stays unbacked, fastcpu_percpu_alloc(3)): its
+ * leaves start at zero, as the zeroed memory is. Leaves that started at
+ * the centre once backed a page in each of the 2,048 copies, 8 MiB here.
+ */
+static long resident_bytes(void)
+{
+	long pages = -1, resident = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = -1;
+		fclose(f);
+	}
+	return resident < 0 ? -1 : resident * sysconf(_SC_PAGESIZE);
+}
+
+START_TEST(tree_made_touches_no_copy)
+{
+	struct fastcpu_counter_tree *t[8];
+	long before, after;
+
+	if (TEST_RESPAWN("FASTCPU_POSSIBLE_CPUS=1024"))
+		return;
+	before = resident_bytes();
+	for (int k = 0; k < 8; k++)
+		ck_assert_ptr_nonnull(t[k] = fastcpu_counter_tree_new(0));
+	after = resident_bytes();
+	ck_assert(before > 0 && after > 0);
+	ck_assert_msg(after - before < 1 << 20, "8 trees at 1,024 CPUs backed %ld KiB",
+		      (after - before) >> 10);
+	for (int k = 0; k < 8; k++)
+		fastcpu_counter_tree_free(t[k]);
+}
+END_TEST
+
 Suite *suite_counter_tree(void)
 {
 	Suite *s = suite_create("counter-tree");
@@ -619,6 +653,7 @@ Suite *suite_counter_tree(void)
 	tcase_add_loop_test(exact, tree_exact_under_stress, 0,
 			    (int)(sizeof(stress_batches) / sizeof(stress_batches[0])));
 	test_add_respawning(tc, tree_exact_each_setup, 0, (int)(sizeof(setups) / sizeof(setups[0])));
+	test_add_respawning(tc, tree_made_touches_no_copy, 0, 1);
 	suite_add_tcase(s, exact);
 	suite_add_tcase(s, tc);
 	return s;
