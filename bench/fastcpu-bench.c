@@ -118,10 +118,11 @@ static const struct view_column cells[] = {
 
 /* The counter tree beside the field's counters (#46): a grid of each
  * operation, a line for each count of CPUs, a column for each counter. */
-#define TREE_VIEW(words, op, threads, ...) { .title = words, .table = "counter-tree", .head = "", \
-	.columns = (const struct view_column[]){ { "tree." op, "tree", threads },		\
-		{ "fastcpu_counter." op, "counter", threads }, { "atomic." op, "atomic", threads }, \
-		{ "percpu_counter." op, "percpu", threads }, { "longadder." op, "LongAdder", threads }, \
+#define TREE_VIEW(words, op, column_threads, ...) { .title = words, .table = "counter-tree", .head = "", \
+	.lines = NULL, .ref = NULL, .threads = 0, .by_threads = false, .most = 0, .spread = false, \
+	.columns = (const struct view_column[]){ { "tree." op, "tree", column_threads },		\
+		{ "fastcpu_counter." op, "counter", column_threads }, { "atomic." op, "atomic", column_threads }, \
+		{ "percpu_counter." op, "percpu", column_threads }, { "longadder." op, "LongAdder", column_threads }, \
 		__VA_ARGS__ { NULL, NULL, 0 } } }
 
 static const struct view views[] = {

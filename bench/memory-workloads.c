@@ -682,12 +682,13 @@ static void side_by_side(struct rows *out, const char *table, bool floors)
 		   NULL);
 }
 
-/* A process of Table 8 (d) or (e); no rows where the forced backend did
- * not bind, or the setup's area is not the thread's. */
+/* A process of Table 8 (d) or (e); where the forced backend did not bind,
+ * or the setup's area is not the thread's, no rows but (e)'s line of it. */
 void memory_setup_workload(int setup, struct rows *out)
 {
-	if (!served(&memory_setups[setup]))
-		return;
-	side_by_side(out, setup < MEMORY_SPREAD ? "8d" : "8e", setup >= MEMORY_SPREAD);
+	if (served(&memory_setups[setup]))
+		side_by_side(out, setup < MEMORY_SPREAD ? "8d" : "8e", setup >= MEMORY_SPREAD);
+	else if (setup >= MEMORY_SPREAD)	/* "not here" */
+		figure(out, "8e", "objcache_pair_64", "objcache pair 64", 0, UNIT_NS, NAN);
 	rows_prefix(out, 0, memory_setups[setup].key, memory_setups[setup].name);
 }

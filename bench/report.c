@@ -198,13 +198,16 @@ static void grid(FILE *out, const struct report_machine *m, const struct rows *r
 	}
 	for (int i = 0; i < n; i++) {
 		const struct row *first = cell_row(r, v, m, line[i]->key, c);
+		bool absent = v->spread && first && first->processes == 0;	/* "not here" */
 
 		fprintf(out, "\n%-*.*s", width, label_of(line[i]), line[i]->name);
 		if (v->spread)
-			fprintf(out, " %5d", first ? first->processes : 0);
-		for (int k = 0; k < columns && cell(out, v, cell_row(r, v, m, line[i]->key, &c[k])); k++)
+			fprintf(out, " %5d%s", first ? first->processes : 0,
+				absent ? " " REPORT_ABSENT ": not here" : "");
+		for (int k = 0; k < columns && !absent &&
+		     cell(out, v, cell_row(r, v, m, line[i]->key, &c[k])); k++)
 			;
-		if (v->spread && first)
+		if (v->spread && first && !absent)
 			fprintf(out, " %d over 1.30x the median", first->over);
 	}
 	fputc('\n', out);

@@ -75,10 +75,10 @@ grep -q '^8a,objcache\.pair_64,"libfastcpu objcache: pair 64",0,' memory-smoke.c
 grep -q '^8b,objcache\.cold_set,' memory-smoke.csv
 # Table 8 (e): best, median and worst over the quick run's 5 processes a
 # setup, each of the 5 run where the setup is here (no rseq under
-# qemu-user; no area of glibc's before 2.35: no line).
+# qemu-user; no area of glibc's before 2.35: a line "not here").
 for setup in "glibc_area|glibc's area" "own_area|the library's own area"; do
 	key=${setup%%|*} name=${setup#*|}
-	printf '%s\n' "$memory" | grep -q "^$name  " || continue
+	printf '%s\n' "$memory" | grep -q "^$name  *0 n/a: not here\$" && continue
 	printf '%s\n' "$memory" | grep -q "^$name  *5 " &&
 	grep -q "^8e,$key\.objcache_pair_64,\"$name: objcache pair 64\",0,[0-9.]*,[0-9.]*,[0-9.]*,5,ns\$" \
 		memory-smoke.csv &&
