@@ -263,10 +263,13 @@ START_TEST(sequences_side_by_side)
 	sigaddset(&alarm_only, SIGALRM);
 	/* Signals land in the owner's short window seldom: every 50 us, a
 	 * process built by gcc 10 in a bullseye root went 60 s without an
-	 * abort one time in four; every 20 us, aborts come within seconds. */
+	 * abort one time in four; every 20 us, aborts come within seconds.
+	 * Not in every process on its own area (glibc's off): a Zen 5 saw one
+	 * abort in 100,000 to 700,000 signals (glibc's area: one in 100), and
+	 * some processes took 18 to 21 rounds, 60 s, for their first. */
 	test_signal_every_us(on_signal, 20);
 	/* Rounds until the owner's sequences were aborted (the kernel had to
-	 * run its and ours in turns), or 45 s: below the case's timeout, so
+	 * run its and ours in turns), or 150 s: below the case's timeout, so
 	 * that a miss says so. */
 	do {
 		pthread_sigmask(SIG_BLOCK, &alarm_only, NULL);
@@ -278,7 +281,7 @@ START_TEST(sequences_side_by_side)
 			ck_assert_int_eq(pthread_join(t[k], NULL), 0);
 		pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
 		rounds++;
-	} while (owner_runs_sequences() && owner_aborts() == 0 && test_now_ms() - start < 45000);
+	} while (owner_runs_sequences() && owner_aborts() == 0 && test_now_ms() - start < 150000);
 	test_signal_stop();
 	want = (unsigned long)(rounds * threads) * (unsigned long)test_scaled(SIDE_BY_SIDE) +
 	       handled;
@@ -526,7 +529,7 @@ int main(void)
 	tcase_add_loop_test(tc, owner_keeps_its_area, 0, 2);
 	tcase_add_test(tc, thread_the_owner_never_registers);
 	tcase_add_test(tc, sequences_side_by_side);
-	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(tc, 180);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }
