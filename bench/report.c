@@ -273,10 +273,10 @@ void report_text(const struct report_machine *m, const char *program, const stru
 	fprintf(out, "%d runs of %lu operations a case, interleaved, on CPU %d: best and median, the "
 		"empty loop subtracted; %d rounds", m->runs, m->iters, m->pinned, m->rounds);
 	if (fewest < INT_MAX && fewest < m->processes)	/* the counter tree's take --rounds */
-		fprintf(out, "; %d to %d processes a row over processes (its processes column)",
-			fewest, m->processes);
-	else if (fewest < INT_MAX)
-		fprintf(out, "; %d processes a row over processes%s", m->processes,
+		fprintf(out, "; %d to", fewest);
+	if (fewest < INT_MAX)
+		fprintf(out, "%s%d processes a row over processes%s%s", fewest < m->processes ? " " : "; ",
+			m->processes, fewest < m->processes ? " (its processes column)" : "",
 			m->processes < 20 ? " (fewer than 20: a short run)" : "");
 	fputc('\n', out);
 	for (const struct view *v = views; v < views + nviews; v++) {
